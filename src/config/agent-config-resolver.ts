@@ -1,0 +1,60 @@
+import { silentLogger, type EngineLogger } from '../engine/logger.js';
+import { mergeLoopDetectionConfig } from './merge.js';
+import { resolveLoopDetectionConfig } from './resolve.js';
+import type { LoopDetectionConfig, ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from './types.js';
+import { validateToolLoopGuardConfig } from './validate.js';
+
+/**
+ * Resolves the effective loop-detection config for an agent id, once per agent: the
+ * global `tools.loopDetection` block merged with the matching `agents.list[]` entry
+ * (spec §d), validated and clamped. Structural problems (unknown keys, wrong types) are
+ * reported once through the logger at construction; the runtime falls back per key.
+ */
+export class AgentConfigResolver {
+  private readonly global: LoopDetectionConfig | undefined;
+  private readonly agents = new Map<string, { block: LoopDetectionConfig | undefined; index: number }>();
+  private readonly cache = new Map<string, ResolvedLoopDetectionConfig>();
+  private readonly logger: EngineLogger;
+  private globalResolved: ResolvedLoopDetectionConfig | undefined;
+
+  constructor(config: ToolLoopGuardConfig | undefined, logger: EngineLogger = silentLogger) {
+    this.logger = logger;
+    for (const issue of validateToolLoopGuardConfig(config ?? {})) {
+      logger.warn(`config ${issue.path}: ${issue.message}`);
+    }
+    const root = isObject(config) ? config : {};
+    this.global = isObject(root.tools) ? (root.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
+    const list = isObject(root.agents) && Array.isArray(root.agents.list) ? root.agents.list : [];
+    list.forEach((entry, index) => {
+      if (!isObject(entry) || typeof entry.id !== 'string') return;
+      const id = entry.id.trim();
+      // OpenClaw resolves the first matching entry; later duplicates are ignored.
+      if (id && !this.agents.has(id)) {
+        const block = isObject(entry.tools) ? (entry.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
+        this.agents.set(id, { block, index });
+      }
+    });
+  }
+
+  /** The resolved config for `agentId` (global config when absent or not listed). */
+  forAgent(agentId?: string): ResolvedLoopDetectionConfig {
+    const id = agentId?.trim();
+    const agent = id ? this.agents.get(id) : undefined;
+    if (!agent || !id) {
+      this.globalResolved ??= resolveLoopDetectionConfig(this.global, { logger: this.logger });
+      return this.globalResolved;
+    }
+    let resolved = this.cache.get(id);
+    if (!resolved) {
+      resolved = resolveLoopDetectionConfig(mergeLoopDetectionConfig(this.global, agent.block), {
+        logger: this.logger,
+        keyPath: `agents.list[${agent.index}].tools.loopDetection (merged)`,
+      });
+      this.cache.set(id, resolved);
+    }
+    return resolved;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,0 +1,22 @@
+import type { ResolvedLoopDetectionConfig } from './types.js';
+
+/** OpenClaw's documented defaults (spec §d). */
+export const DEFAULT_HISTORY_SIZE = 30;
+export const DEFAULT_WARNING_THRESHOLD = 10;
+export const DEFAULT_CRITICAL_THRESHOLD = 20;
+export const DEFAULT_GLOBAL_CIRCUIT_BREAKER_THRESHOLD = 30;
+export const DEFAULT_UNKNOWN_TOOL_THRESHOLD = 10;
+export const DEFAULT_POST_COMPACTION_WINDOW_SIZE = 3;
+
+/** The resolution of an absent `tools.loopDetection` block. */
+export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object.freeze({
+  enabled: false,
+  trackHistory: true,
+  historySize: DEFAULT_HISTORY_SIZE,
+  warningThreshold: DEFAULT_WARNING_THRESHOLD,
+  criticalThreshold: DEFAULT_CRITICAL_THRESHOLD,
+  globalCircuitBreakerThreshold: DEFAULT_GLOBAL_CIRCUIT_BREAKER_THRESHOLD,
+  unknownToolThreshold: DEFAULT_UNKNOWN_TOOL_THRESHOLD,
+  detectors: Object.freeze({ genericRepeat: true, knownPollNoProgress: true, pingPong: true }),
+  postCompactionGuard: Object.freeze({ enabled: true, windowSize: DEFAULT_POST_COMPACTION_WINDOW_SIZE }),
+});

@@ -1,0 +1,23 @@
+/** Configuration: OpenClaw-shaped types, defaults, validation, clamping, per-agent merge, JSON5 files. */
+export { AgentConfigResolver } from './agent-config-resolver.js';
+export {
+  DEFAULT_CRITICAL_THRESHOLD,
+  DEFAULT_GLOBAL_CIRCUIT_BREAKER_THRESHOLD,
+  DEFAULT_HISTORY_SIZE,
+  DEFAULT_LOOP_DETECTION_CONFIG,
+  DEFAULT_POST_COMPACTION_WINDOW_SIZE,
+  DEFAULT_UNKNOWN_TOOL_THRESHOLD,
+  DEFAULT_WARNING_THRESHOLD,
+} from './defaults.js';
+export { ConfigFileError, loadConfigFile, parseConfigText, type LoadedConfig } from './load-file.js';
+export { mergeLoopDetectionConfig } from './merge.js';
+export { isPositiveInteger, resolveLoopDetectionConfig, type ResolveOptions } from './resolve.js';
+export type {
+  AgentLoopDetectionEntry,
+  LoopDetectionConfig,
+  LoopDetectorToggles,
+  PostCompactionGuardConfig,
+  ResolvedLoopDetectionConfig,
+  ToolLoopGuardConfig,
+} from './types.js';
+export { validateLoopDetectionConfig, validateToolLoopGuardConfig, type ConfigIssue } from './validate.js';

@@ -1,0 +1,20 @@
+import type { LoopDetectionConfig } from './types.js';
+
+/**
+ * OpenClaw's per-agent merge (spec §d): no agent block → the global block as is; no global
+ * block → the agent block as is; both → a shallow overlay where agent keys win, plus nested
+ * overlays of `detectors` and `postCompactionGuard`.
+ */
+export function mergeLoopDetectionConfig(
+  global: LoopDetectionConfig | undefined,
+  agent: LoopDetectionConfig | undefined,
+): LoopDetectionConfig | undefined {
+  if (!agent) return global;
+  if (!global) return agent;
+  const merged: LoopDetectionConfig = { ...global, ...agent };
+  if (global.detectors || agent.detectors) merged.detectors = { ...global.detectors, ...agent.detectors };
+  if (global.postCompactionGuard || agent.postCompactionGuard) {
+    merged.postCompactionGuard = { ...global.postCompactionGuard, ...agent.postCompactionGuard };
+  }
+  return merged;
+}

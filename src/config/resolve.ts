@@ -1,0 +1,110 @@
+import { silentLogger, type EngineLogger } from '../engine/logger.js';
+import { DEFAULT_LOOP_DETECTION_CONFIG as D } from './defaults.js';
+import type { LoopDetectionConfig, ResolvedLoopDetectionConfig } from './types.js';
+
+/** Where a resolution is reported and how its keys are named in messages. */
+export interface ResolveOptions {
+  /** Receives one warning per invalid value or clamp. Default: silent. */
+  logger?: EngineLogger;
+  /** Prefix of key paths in warnings. Default `tools.loopDetection`. */
+  keyPath?: string;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** True for an integer greater than zero (OpenClaw's `asPositiveInt` acceptance rule). */
+export function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0;
+}
+
+/**
+ * Resolves a (possibly merged) `tools.loopDetection` block at runtime (spec §d): invalid
+ * numbers and booleans fall back to their defaults with a warning naming the key; then
+ * `criticalThreshold` is clamped above `warningThreshold` and
+ * `globalCircuitBreakerThreshold` above the clamped critical, each with a warning.
+ * Never throws.
+ */
+export function resolveLoopDetectionConfig(
+  config: LoopDetectionConfig | undefined,
+  options: ResolveOptions = {},
+): ResolvedLoopDetectionConfig {
+  const logger = options.logger ?? silentLogger;
+  const prefix = options.keyPath ?? 'tools.loopDetection';
+  const source: Record<string, unknown> = isPlainObject(config) ? config : {};
+  if (config !== undefined && !isPlainObject(config)) {
+    logger.warn(`${prefix}: expected an object, got ${describe(config)}; using defaults`);
+  }
+
+  const integer = (key: string, fallback: number, from: Record<string, unknown> = source, path = `${prefix}.${key}`) => {
+    const value = from[key];
+    if (value === undefined) return fallback;
+    if (isPositiveInteger(value)) return value;
+    logger.warn(`${path}: expected a positive integer, got ${describe(value)}; using default ${fallback}`);
+    return fallback;
+  };
+  const flag = (from: Record<string, unknown>, key: string, fallback: boolean, path: string) => {
+    const value = from[key];
+    if (value === undefined) return fallback;
+    if (typeof value === 'boolean') return value;
+    logger.warn(`${path}: expected a boolean, got ${describe(value)}; using default ${fallback}`);
+    return fallback;
+  };
+  const section = (key: string): Record<string, unknown> => {
+    const value = source[key];
+    if (value === undefined) return {};
+    if (isPlainObject(value)) return value;
+    logger.warn(`${prefix}.${key}: expected an object, got ${describe(value)}; using defaults`);
+    return {};
+  };
+
+  const enabledRaw = source.enabled;
+  let enabled: boolean | undefined;
+  if (enabledRaw === undefined || typeof enabledRaw === 'boolean') enabled = enabledRaw;
+  else logger.warn(`${prefix}.enabled: expected a boolean, got ${describe(enabledRaw)}; treating it as unset`);
+
+  const warningThreshold = integer('warningThreshold', D.warningThreshold);
+  let criticalThreshold = integer('criticalThreshold', D.criticalThreshold);
+  if (criticalThreshold <= warningThreshold) {
+    logger.warn(
+      `${prefix}.criticalThreshold: ${criticalThreshold} is not above warningThreshold ${warningThreshold}; clamped to ${warningThreshold + 1}`,
+    );
+    criticalThreshold = warningThreshold + 1;
+  }
+  let globalCircuitBreakerThreshold = integer('globalCircuitBreakerThreshold', D.globalCircuitBreakerThreshold);
+  if (globalCircuitBreakerThreshold <= criticalThreshold) {
+    logger.warn(
+      `${prefix}.globalCircuitBreakerThreshold: ${globalCircuitBreakerThreshold} is not above criticalThreshold ${criticalThreshold}; clamped to ${criticalThreshold + 1}`,
+    );
+    globalCircuitBreakerThreshold = criticalThreshold + 1;
+  }
+
+  const detectors = section('detectors');
+  const guard = section('postCompactionGuard');
+  return {
+    enabled: enabled === true,
+    trackHistory: enabled !== false,
+    historySize: integer('historySize', D.historySize),
+    warningThreshold,
+    criticalThreshold,
+    globalCircuitBreakerThreshold,
+    unknownToolThreshold: integer('unknownToolThreshold', D.unknownToolThreshold),
+    detectors: {
+      genericRepeat: flag(detectors, 'genericRepeat', true, `${prefix}.detectors.genericRepeat`),
+      knownPollNoProgress: flag(detectors, 'knownPollNoProgress', true, `${prefix}.detectors.knownPollNoProgress`),
+      pingPong: flag(detectors, 'pingPong', true, `${prefix}.detectors.pingPong`),
+    },
+    postCompactionGuard: {
+      enabled: enabled !== false,
+      windowSize: integer('windowSize', D.postCompactionGuard.windowSize, guard, `${prefix}.postCompactionGuard.windowSize`),
+    },
+  };
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}

@@ -1,0 +1,68 @@
+/** Detector toggles (`tools.loopDetection.detectors`). They gate the rolling detectors only. */
+export interface LoopDetectorToggles {
+  /** Gates `generic_repeat`. Default `true`. */
+  genericRepeat?: boolean;
+  /** Gates `known_poll_no_progress`. Default `true`. */
+  knownPollNoProgress?: boolean;
+  /** Gates `ping_pong`. Default `true`. */
+  pingPong?: boolean;
+}
+
+/** Post-compaction guard settings (`tools.loopDetection.postCompactionGuard`). */
+export interface PostCompactionGuardConfig {
+  /** Observations judged after each compaction-retry. Positive integer, default `3`. */
+  windowSize?: number;
+}
+
+/**
+ * OpenClaw's `tools.loopDetection` block (spec §d). Every key is optional; invalid values
+ * fall back to the default with a warning.
+ */
+export interface LoopDetectionConfig {
+  /**
+   * Tri-state. Rolling detectors run only when `true` (default off); the post-compaction
+   * guard runs unless this is exactly `false`.
+   */
+  enabled?: boolean;
+  /** Records kept per session. Positive integer, default `30`. */
+  historySize?: number;
+  /** Warning threshold W. Positive integer, default `10`. */
+  warningThreshold?: number;
+  /** Critical threshold C; clamped to W + 1 when not above W. Default `20`. */
+  criticalThreshold?: number;
+  /** Breaker threshold B; clamped to C + 1 when not above C. Default `30`. */
+  globalCircuitBreakerThreshold?: number;
+  /** Unknown-tool retry threshold U (not clamped). Default `10`. */
+  unknownToolThreshold?: number;
+  /** Detector toggles. */
+  detectors?: LoopDetectorToggles;
+  /** Post-compaction guard settings. */
+  postCompactionGuard?: PostCompactionGuardConfig;
+}
+
+/** One entry of `agents.list`: a per-agent override merged field by field over the global block. */
+export interface AgentLoopDetectionEntry {
+  id: string;
+  tools?: { loopDetection?: LoopDetectionConfig };
+}
+
+/** The OpenClaw-shaped configuration object accepted by the processor, helpers and CLI. */
+export interface ToolLoopGuardConfig {
+  tools?: { loopDetection?: LoopDetectionConfig };
+  agents?: { list?: AgentLoopDetectionEntry[] };
+}
+
+/** A fully resolved configuration: every value present and valid, cross-field rules applied. */
+export interface ResolvedLoopDetectionConfig {
+  /** Rolling detectors run (`enabled === true`). */
+  readonly enabled: boolean;
+  /** Calls and outcomes are recorded (`enabled !== false`), for the post-compaction guard. */
+  readonly trackHistory: boolean;
+  readonly historySize: number;
+  readonly warningThreshold: number;
+  readonly criticalThreshold: number;
+  readonly globalCircuitBreakerThreshold: number;
+  readonly unknownToolThreshold: number;
+  readonly detectors: Readonly<Required<LoopDetectorToggles>>;
+  readonly postCompactionGuard: { readonly enabled: boolean; readonly windowSize: number };
+}

@@ -1,0 +1,138 @@
+/** One problem found in a configuration object: where it is and what is wrong. */
+export interface ConfigIssue {
+  /** Key path, e.g. `tools.loopDetection.warningThreshold` or `agents.list[0].id`. */
+  readonly path: string;
+  readonly message: string;
+  /** `error`: wrong type or shape; `warning`: an unknown key or a rule the runtime clamps. */
+  readonly severity: 'error' | 'warning';
+}
+
+type Shape = { readonly [key: string]: 'boolean' | 'positiveInteger' | Shape };
+
+const LOOP_DETECTION_SHAPE: Shape = {
+  enabled: 'boolean',
+  historySize: 'positiveInteger',
+  warningThreshold: 'positiveInteger',
+  criticalThreshold: 'positiveInteger',
+  globalCircuitBreakerThreshold: 'positiveInteger',
+  unknownToolThreshold: 'positiveInteger',
+  detectors: { genericRepeat: 'boolean', knownPollNoProgress: 'boolean', pingPong: 'boolean' },
+  postCompactionGuard: { windowSize: 'positiveInteger' },
+};
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Checks a configuration object against the OpenClaw schema (spec §d): types, unknown keys,
+ * and the pairwise rules `warningThreshold < criticalThreshold` and
+ * `criticalThreshold < globalCircuitBreakerThreshold` when both of a pair are present.
+ * Keys this package does not know are reported as warnings (OpenClaw rejects them; we keep
+ * going so a newer config does not break an older processor). Never throws.
+ */
+export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const at = (key: string) => (rootPath ? `${rootPath}.${key}` : key);
+  if (!isPlainObject(config)) {
+    issues.push({ path: rootPath || '(root)', message: `expected an object, got ${typeName(config)}`, severity: 'error' });
+    return issues;
+  }
+  for (const key of Object.keys(config)) {
+    if (key !== 'tools' && key !== 'agents') issues.push(unknownKey(at(key)));
+  }
+  if (config.tools !== undefined) {
+    if (!isPlainObject(config.tools)) issues.push(wrongType(at('tools'), 'an object', config.tools));
+    else {
+      for (const key of Object.keys(config.tools)) {
+        if (key !== 'loopDetection') issues.push(unknownKey(at(`tools.${key}`)));
+      }
+      if (config.tools.loopDetection !== undefined) {
+        issues.push(...validateLoopDetectionConfig(config.tools.loopDetection, at('tools.loopDetection')));
+      }
+    }
+  }
+  if (config.agents !== undefined) {
+    if (!isPlainObject(config.agents)) issues.push(wrongType(at('agents'), 'an object', config.agents));
+    else {
+      for (const key of Object.keys(config.agents)) {
+        if (key !== 'list') issues.push(unknownKey(at(`agents.${key}`)));
+      }
+      const list = config.agents.list;
+      if (list !== undefined && !Array.isArray(list)) issues.push(wrongType(at('agents.list'), 'an array', list));
+      else if (list) list.forEach((entry, index) => issues.push(...validateAgentEntry(entry, at(`agents.list[${index}]`))));
+    }
+  }
+  return issues;
+}
+
+function validateAgentEntry(entry: unknown, path: string): ConfigIssue[] {
+  if (!isPlainObject(entry)) return [wrongType(path, 'an object', entry)];
+  const issues: ConfigIssue[] = [];
+  if (typeof entry.id !== 'string' || entry.id.trim() === '') issues.push(wrongType(`${path}.id`, 'a non-empty string', entry.id));
+  for (const key of Object.keys(entry)) if (key !== 'id' && key !== 'tools') issues.push(unknownKey(`${path}.${key}`));
+  if (entry.tools !== undefined) {
+    if (!isPlainObject(entry.tools)) issues.push(wrongType(`${path}.tools`, 'an object', entry.tools));
+    else {
+      for (const key of Object.keys(entry.tools)) if (key !== 'loopDetection') issues.push(unknownKey(`${path}.tools.${key}`));
+      if (entry.tools.loopDetection !== undefined) {
+        issues.push(...validateLoopDetectionConfig(entry.tools.loopDetection, `${path}.tools.loopDetection`));
+      }
+    }
+  }
+  return issues;
+}
+
+/** Validates one `loopDetection` block; see {@link validateToolLoopGuardConfig}. */
+export function validateLoopDetectionConfig(block: unknown, path = 'tools.loopDetection'): ConfigIssue[] {
+  const issues = checkShape(block, LOOP_DETECTION_SHAPE, path);
+  if (!isPlainObject(block)) return issues;
+  const { warningThreshold: w, criticalThreshold: c, globalCircuitBreakerThreshold: b } = block;
+  if (typeof w === 'number' && typeof c === 'number' && w >= c) {
+    issues.push({
+      path: `${path}.criticalThreshold`,
+      message: 'tools.loopDetection.warningThreshold must be lower than criticalThreshold.',
+      severity: 'warning',
+    });
+  }
+  if (typeof c === 'number' && typeof b === 'number' && c >= b) {
+    issues.push({
+      path: `${path}.globalCircuitBreakerThreshold`,
+      message: 'tools.loopDetection.criticalThreshold must be lower than globalCircuitBreakerThreshold.',
+      severity: 'warning',
+    });
+  }
+  return issues;
+}
+
+function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
+  if (!isPlainObject(value)) return [wrongType(path, 'an object', value)];
+  const issues: ConfigIssue[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const expected = shape[key];
+    const childPath = `${path}.${key}`;
+    if (expected === undefined) issues.push(unknownKey(childPath));
+    else if (child === undefined) continue;
+    else if (typeof expected === 'object') issues.push(...checkShape(child, expected, childPath));
+    else if (expected === 'boolean' && typeof child !== 'boolean') issues.push(wrongType(childPath, 'a boolean', child));
+    else if (expected === 'positiveInteger' && !(typeof child === 'number' && Number.isInteger(child) && child > 0)) {
+      issues.push(wrongType(childPath, 'a positive integer', child));
+    }
+  }
+  return issues;
+}
+
+const unknownKey = (path: string): ConfigIssue => ({ path, message: 'unknown key (ignored)', severity: 'warning' });
+
+const wrongType = (path: string, expected: string, value: unknown): ConfigIssue => ({
+  path,
+  message: `expected ${expected}, got ${typeName(value)}`,
+  severity: 'error',
+});
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
+  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return typeof value;
+}
