@@ -1,0 +1,175 @@
+import { Buffer } from 'node:buffer';
+
+/** Receives the canonical serialisation as a sequence of string chunks. */
+export interface CanonicalSink {
+  write(chunk: string): void;
+  /**
+   * Optional fast path for long strings: write `text` exactly as {@link writeCanonical}
+   * would (lone surrogates → U+FFFD, then JSON-quoted). Lets a hashing sink avoid the
+   * quoted copy of a multi-megabyte string.
+   */
+  writeJsonString?(text: string): void;
+}
+
+interface WellFormedString {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Strings at least this long go to the sink's `writeJsonString` fast path, if any. */
+const LONG_STRING = 4096;
+const ERROR_KEYS: readonly string[] = ['message', 'name', 'stack'];
+const CIRCULAR = '"[Circular]"';
+
+const hasWellFormed =
+  typeof (String.prototype as Partial<WellFormedString>).toWellFormed === 'function';
+
+/**
+ * Replaces lone UTF-16 surrogates with U+FFFD; returns `text` itself when it is
+ * well-formed.
+ */
+export function sanitizeSurrogates(text: string): string {
+  if (hasWellFormed) {
+    const s = text as unknown as WellFormedString;
+    return s.isWellFormed() ? text : s.toWellFormed();
+  }
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+function writeString(text: string, sink: CanonicalSink): void {
+  if (text.length >= LONG_STRING && sink.writeJsonString !== undefined) {
+    sink.writeJsonString(text);
+    return;
+  }
+  sink.write(JSON.stringify(sanitizeSurrogates(text)));
+}
+
+interface Frame {
+  /** The object on the ancestor path (for cycle detection). */
+  readonly node: object;
+  /** `undefined` for arrays; the sorted keys for objects. */
+  readonly keys: readonly string[] | undefined;
+  /** Where values are read from (the array, the object, or Error's projection). */
+  readonly source: Readonly<Record<string, unknown>> | readonly unknown[];
+  readonly length: number;
+  index: number;
+}
+
+/**
+ * Streams the stable serialisation of spec §b.2 into `sink`, without building the whole
+ * text in memory and without recursion (depth is limited only by heap).
+ *
+ * Rules:
+ * - `null` → `null`, `undefined` → `undefined` (bare words; `undefined`-valued keys are
+ *   kept, so `{a: undefined}` ≠ `{}`); functions and symbols → `null`.
+ * - Finite numbers and booleans as in JSON (`-0` → `0`); `NaN`, `Infinity`, `-Infinity`
+ *   → the JSON string of their text; a bigint → the JSON string of its decimal form.
+ * - Strings (values and keys) are JSON-quoted after lone UTF-16 surrogates are replaced
+ *   with U+FFFD (the replacement UTF-8 encoding would make anyway; `JSON.stringify` alone
+ *   would emit `\udXXX` escapes instead).
+ * - An `Error` → the object `{name, message, stack}` (all three keys always present).
+ * - A `Uint8Array` (including `Buffer`) → `{"data":<base64>,"type":"Uint8Array"}`.
+ * - Arrays keep order (holes are `undefined`; extra non-index properties are ignored).
+ * - Every other object — including `Date`, `Map`, `Set`, boxed primitives, class
+ *   instances and other typed arrays — is treated generically: its own enumerable
+ *   string keys (`Object.keys`), sorted in default code-unit order, each JSON-quoted.
+ *   `toJSON` is not consulted, so a `Date`, `Map` or `Set` becomes `{}` (as in
+ *   OpenClaw's stable-stringify). Symbol keys are ignored.
+ * - No whitespace. An object already on the current ancestor path is written as
+ *   `"[Circular]"`; an object shared by siblings is serialised in full each time.
+ *
+ * @throws Whatever a property getter of `value` throws.
+ */
+export function writeCanonical(value: unknown, sink: CanonicalSink): void {
+  const stack: Frame[] = [];
+  const ancestors = new Set<object>();
+
+  const open = (v: unknown): void => {
+    switch (typeof v) {
+      case 'string':
+        writeString(v, sink);
+        return;
+      case 'number':
+        sink.write(Number.isFinite(v) ? String(v) : `"${String(v)}"`);
+        return;
+      case 'boolean':
+        sink.write(v ? 'true' : 'false');
+        return;
+      case 'bigint':
+        sink.write(`"${v.toString()}"`);
+        return;
+      case 'undefined':
+        sink.write('undefined');
+        return;
+      case 'function':
+      case 'symbol':
+        sink.write('null');
+        return;
+    }
+    if (v === null) {
+      sink.write('null');
+      return;
+    }
+    const node = v as object;
+    if (ancestors.has(node)) {
+      sink.write(CIRCULAR);
+      return;
+    }
+    if (node instanceof Uint8Array) {
+      sink.write('{"data":"');
+      sink.write(Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'));
+      sink.write('","type":"Uint8Array"}');
+      return;
+    }
+    let frame: Frame;
+    if (Array.isArray(node)) {
+      frame = { node, keys: undefined, source: node, length: node.length, index: 0 };
+      sink.write('[');
+    } else if (node instanceof Error) {
+      const source = { message: node.message, name: node.name, stack: node.stack };
+      frame = { node, keys: ERROR_KEYS, source, length: ERROR_KEYS.length, index: 0 };
+      sink.write('{');
+    } else {
+      const keys = Object.keys(node).sort();
+      const source = node as Record<string, unknown>;
+      frame = { node, keys, source, length: keys.length, index: 0 };
+      sink.write('{');
+    }
+    ancestors.add(node);
+    stack.push(frame);
+  };
+
+  open(value);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame.index < frame.length) {
+      const i = frame.index++;
+      const { keys } = frame;
+      if (keys === undefined) {
+        if (i > 0) sink.write(',');
+        open((frame.source as readonly unknown[])[i]);
+      } else {
+        const key = keys[i];
+        const quoted = JSON.stringify(sanitizeSurrogates(key));
+        sink.write(i > 0 ? `,${quoted}:` : `${quoted}:`);
+        open((frame.source as Readonly<Record<string, unknown>>)[key]);
+      }
+    } else {
+      sink.write(frame.keys === undefined ? ']' : '}');
+      ancestors.delete(frame.node);
+      stack.pop();
+    }
+  }
+}
+
+/**
+ * Returns the whole canonical serialisation of `value` as one string (see
+ * {@link writeCanonical} for the rules). Meant for tests and debugging; hashing should
+ * stream through a sink instead.
+ */
+export function canonicalString(value: unknown): string {
+  const parts: string[] = [];
+  writeCanonical(value, { write: (chunk) => void parts.push(chunk) });
+  return parts.join('');
+}

@@ -1,0 +1,35 @@
+import type { ResolvedLoopDetectionConfig } from '../config/types.js';
+import type { Detector, DetectorFinding } from './detectors/detector.js';
+import { detectGenericRepeat } from './detectors/generic-repeat.js';
+import { detectGlobalCircuitBreaker } from './detectors/global-circuit-breaker.js';
+import { detectKnownPollNoProgress } from './detectors/known-poll-no-progress.js';
+import { detectPingPong } from './detectors/ping-pong.js';
+import { detectUnknownToolRepeat } from './detectors/unknown-tool-repeat.js';
+import type { ScopedHistory } from './history.js';
+import type { ToolCallSignature } from './types.js';
+
+/** The decision order of spec §b.5: the first detector that finds something wins. */
+export const DETECTION_ORDER: readonly Detector[] = [
+  detectUnknownToolRepeat,
+  detectGlobalCircuitBreaker,
+  detectKnownPollNoProgress,
+  detectPingPong,
+  detectGenericRepeat,
+];
+
+/**
+ * Runs the detectors in order over a run scope's history, before the call is recorded.
+ * Returns `undefined` (not stuck) when detection is disabled (`enabled` is not `true`).
+ */
+export function detectToolCallLoop(
+  history: ScopedHistory,
+  call: ToolCallSignature,
+  config: ResolvedLoopDetectionConfig,
+): DetectorFinding | undefined {
+  if (!config.enabled) return undefined;
+  for (const detector of DETECTION_ORDER) {
+    const finding = detector(history, call, config);
+    if (finding) return finding;
+  }
+  return undefined;
+}

@@ -1,0 +1,22 @@
+import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
+import type { ScopedHistory } from '../history.js';
+import type { LoopVerdict, ToolCallSignature } from '../types.js';
+
+/** The log line a detector writes when its row matches (spec §b.5, subsystem `agents/loop-detection`). */
+export interface DetectorLogLine {
+  readonly level: 'warn' | 'error';
+  readonly message: string;
+}
+
+/** A detector's verdict and its log line. */
+export interface DetectorFinding {
+  readonly verdict: LoopVerdict;
+  readonly log?: DetectorLogLine;
+}
+
+/** A detector: a pure function of the scoped history, the call and the config. */
+export type Detector = (
+  history: ScopedHistory,
+  call: ToolCallSignature,
+  config: ResolvedLoopDetectionConfig,
+) => DetectorFinding | undefined;

@@ -1,0 +1,21 @@
+import type { Detector } from './detector.js';
+
+/**
+ * `global_circuit_breaker` (spec §b.5 row 2): identical no-progress outcomes reached
+ * `globalCircuitBreakerThreshold`. Not gated by the detector toggles.
+ */
+export const detectGlobalCircuitBreaker: Detector = (history, call, config) => {
+  const streak = history.noProgressStreak(call.argsHash);
+  if (streak.count < config.globalCircuitBreakerThreshold) return undefined;
+  return {
+    verdict: {
+      stuck: true,
+      level: 'critical',
+      detector: 'global_circuit_breaker',
+      count: streak.count,
+      message: `CRITICAL: ${call.toolName} has repeated identical no-progress outcomes ${streak.count} times. Session execution blocked by global circuit breaker to prevent runaway loops.`,
+      warningKey: `global:${call.toolName}:${call.argsHash}:${streak.latestResultHash ?? 'none'}`,
+    },
+    log: { level: 'error', message: `Global circuit breaker triggered: ${call.toolName} repeated ${streak.count} times with no progress` },
+  };
+};

@@ -1,0 +1,142 @@
+import xxhash, { type XXHash, type XXHashAPI } from 'xxhash-wasm';
+import { sanitizeSurrogates, writeCanonical, type CanonicalSink } from './canonical.js';
+import { createEscapeScanner, type EscapeScanner } from './escape-scan.js';
+
+/** Hashes values and texts to 16 lowercase hex characters (xxhash64, zero-padded). */
+export interface Digester {
+  /** xxhash64 of the canonical serialisation of `value` (see `writeCanonical`). */
+  digest(value: unknown): string;
+  /** xxhash64 of the UTF-8 bytes of `text` as is (no quoting, no serialisation). */
+  digestText(text: string): string;
+}
+
+/** Buffered pieces are handed to the hasher once they reach this many UTF-16 units. */
+const FLUSH_AT = 64 * 1024;
+/** Chunks at least this long skip the buffer and go straight to the hasher. */
+const PASS_THROUGH_AT = 16 * 1024;
+/** Huge chunks are fed in slices so the wasm memory grows by at most ~3× this. */
+const SLICE_AT = 1024 * 1024;
+/** Long strings are encoded and scanned in slices of this many UTF-16 units. */
+const STRING_SLICE = 64 * 1024;
+
+let apiPromise: Promise<XXHashAPI> | undefined;
+let scanner: EscapeScanner | null | undefined;
+const encoder = new TextEncoder();
+
+function getScanner(): EscapeScanner | undefined {
+  if (scanner === undefined) scanner = createEscapeScanner(3 * STRING_SLICE) ?? null;
+  return scanner ?? undefined;
+}
+
+function loadXxhash(): Promise<XXHashAPI> {
+  apiPromise ??= xxhash().catch((error: unknown) => {
+    apiPromise = undefined;
+    throw error;
+  });
+  return apiPromise;
+}
+
+function toHex16(hash: bigint): string {
+  return hash.toString(16).padStart(16, '0');
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** Calls `each` with consecutive slices of at most `size` units, never splitting a surrogate pair. */
+function forEachSlice(text: string, size: number, each: (slice: string) => void): void {
+  if (text.length <= size) {
+    each(text);
+    return;
+  }
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + size, text.length);
+    // Each half of a split pair would encode as U+FFFD.
+    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+    each(text.slice(start, end));
+    start = end;
+  }
+}
+
+function updateSliced(hasher: XXHash<bigint>, chunk: string): void {
+  forEachSlice(chunk, SLICE_AT, (slice) => hasher.update(slice));
+}
+
+class HashingSink implements CanonicalSink {
+  private buffer = '';
+
+  constructor(private readonly hasher: XXHash<bigint>) {}
+
+  write(chunk: string): void {
+    if (chunk.length >= PASS_THROUGH_AT) {
+      this.flush();
+      updateSliced(this.hasher, chunk);
+      return;
+    }
+    this.buffer += chunk;
+    if (this.buffer.length >= FLUSH_AT) this.flush();
+  }
+
+  writeJsonString(text: string): void {
+    const scan = getScanner();
+    if (scan === undefined) {
+      this.write(JSON.stringify(sanitizeSurrogates(text)));
+      return;
+    }
+    this.buffer += '"';
+    this.flush();
+    // JSON escaping is per character, so escaping slice by slice equals escaping the
+    // whole; clean slices are hashed from their UTF-8 bytes without a quoted copy.
+    forEachSlice(text, STRING_SLICE, (slice) => {
+      const { written } = encoder.encodeInto(slice, scan.scratch);
+      if (!scan.hasEscapes(written)) {
+        this.hasher.update(scan.scratch.subarray(0, written));
+      } else {
+        const quoted = JSON.stringify(sanitizeSurrogates(slice));
+        this.hasher.update(quoted.slice(1, -1));
+      }
+    });
+    this.buffer = '"';
+  }
+
+  finish(): string {
+    this.flush();
+    return toHex16(this.hasher.digest());
+  }
+
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    this.hasher.update(this.buffer);
+    this.buffer = '';
+  }
+}
+
+/**
+ * Creates a {@link Digester}. The xxhash-wasm module is instantiated once per process
+ * and shared by every digester; digesters themselves are cheap and synchronous.
+ *
+ * `digest(value)` streams the canonical serialisation into an xxhash64 hasher through a
+ * 64 KiB buffer, so the whole text is never materialised; it equals
+ * `h64ToString(canonicalString(value), seed)`.
+ *
+ * @param options.seed - xxhash64 seed (default `0n`).
+ */
+export async function createDigester(options?: { seed?: bigint }): Promise<Digester> {
+  const api = await loadXxhash();
+  const seed = options?.seed ?? 0n;
+  return {
+    digest(value: unknown): string {
+      const sink = new HashingSink(api.create64(seed));
+      writeCanonical(value, sink);
+      return sink.finish();
+    },
+    digestText(text: string): string {
+      if (text.length <= SLICE_AT) return api.h64ToString(text, seed);
+      const hasher = api.create64(seed);
+      updateSliced(hasher, text);
+      return toHex16(hasher.digest());
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The framework-free engine: canonical hashing, outcome projections, per-run history,
+ * detectors, warning suppression and the post-compaction guard. Nothing here imports
+ * `@opentelemetry/*`; the span processor, the helpers and the CLI all build on it.
+ */
+export { hashToolArgs } from './args-hash.js';
+export { canonicalString, writeCanonical, type CanonicalSink } from './canonical.js';
+export {
+  COMPACTION_LOOP_PERSISTED_CODE,
+  CompactionLoopPersistedError,
+  type CompactionLoopPersistedDetails,
+} from './compaction-loop-persisted-error.js';
+export { DETECTION_ORDER, detectToolCallLoop } from './detect.js';
+export type { Detector, DetectorFinding, DetectorLogLine } from './detectors/detector.js';
+export { createDigester, type Digester } from './digest.js';
+export {
+  ToolCallHistory,
+  normalizeRunId,
+  type NoProgressStreak,
+  type PingPongCandidate,
+  type ScopedHistory,
+  type UnknownToolStreak,
+} from './history.js';
+export { isKnownPollCall } from './known-poll.js';
+export { silentLogger, type EngineLogger } from './logger.js';
+export { LoopSession, type HashedOutcome, type LoopCheck, type PendingCall } from './loop-session.js';
+export {
+  blockedToolResult,
+  hashToolOutcome,
+  isOpenClawShapedResult,
+  type BlockedToolResult,
+  type OutcomeHash,
+  type ToolOutcome,
+} from './outcome-hash.js';
+export { PostCompactionGuard, type GuardObservation, type GuardVerdict, type PostCompactionGuardOptions } from './post-compaction-guard.js';
+export { isSendLikeCall, stripVolatileDeliveryIds } from './send-like.js';
+export { describeToolCall } from './tool-call.js';
+export { NOT_STUCK, type LoopDetectionResult, type LoopDetectorName, type LoopLevel, type LoopVerdict, type ToolCallRecord, type ToolCallSignature } from './types.js';
+export { extractUnknownToolName } from './unknown-tool.js';
+export { normalizeUpdatePlanParams } from './update-plan.js';
+export { WarningSuppression, MAX_WARNING_KEYS } from './warning-suppression.js';

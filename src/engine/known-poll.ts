@@ -1,0 +1,12 @@
+import { isPlainObject } from './plain-object.js';
+
+/**
+ * True when a call is a known poll (spec §b.4): `command_status` with any params, or
+ * `process` whose params are an object with `action` `"poll"` or `"log"`. Tool names
+ * are compared exactly (callers pass the normalised name).
+ */
+export function isKnownPollCall(toolName: string, params: unknown): boolean {
+  if (toolName === 'command_status') return true;
+  if (toolName !== 'process' || !isPlainObject(params)) return false;
+  return params.action === 'poll' || params.action === 'log';
+}

@@ -1,0 +1,81 @@
+import type { ResolvedLoopDetectionConfig } from '../config/types.js';
+import { detectToolCallLoop } from './detect.js';
+import { ToolCallHistory, normalizeRunId } from './history.js';
+import { silentLogger, type EngineLogger } from './logger.js';
+import type { LoopVerdict, ToolCallRecord, ToolCallSignature } from './types.js';
+import { WarningSuppression } from './warning-suppression.js';
+
+/** The answer to "may this call run?" */
+export interface LoopCheck {
+  /** The detector verdict, when one matched (suppressed warnings included). */
+  readonly verdict?: LoopVerdict;
+  /** Whether the verdict is to be surfaced: every critical, and warnings that pass suppression. */
+  readonly emit: boolean;
+  /** True for a critical verdict: the call must not run and is not recorded. */
+  readonly blocked: boolean;
+}
+
+/** A pre-call record's identity. */
+export interface PendingCall {
+  readonly toolName: string;
+  readonly argsHash: string;
+  readonly toolCallId?: string;
+  readonly runId?: string;
+}
+
+/** A hashed outcome to attach (see {@link ToolCallHistory.recordOutcome}). */
+export interface HashedOutcome extends PendingCall {
+  readonly resultHash: string;
+  readonly unknownToolName?: string;
+}
+
+const NOTHING: LoopCheck = Object.freeze({ emit: false, blocked: false });
+
+/**
+ * One diagnostic session (spec §b, §e): the shared tool-call history, warning suppression,
+ * and the before-tool-call flow — check, then record unless blocked, then record the outcome.
+ * Framework-free; the span processor keeps one per run scope, the CLI one per recorded run.
+ */
+export class LoopSession {
+  readonly history: ToolCallHistory;
+  private readonly suppression = new WarningSuppression();
+  private readonly logger: EngineLogger;
+
+  constructor(options: { logger?: EngineLogger; now?: () => number } = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.history = new ToolCallHistory({ now: options.now });
+  }
+
+  /**
+   * Detects a loop for the call about to run (before it is recorded), writes the detector's
+   * and the hook's log lines, and applies warning suppression.
+   */
+  check(call: ToolCallSignature, config: ResolvedLoopDetectionConfig): LoopCheck {
+    const finding = detectToolCallLoop(this.history.view(call.runId), call, config);
+    if (!finding) return NOTHING;
+    const { verdict, log } = finding;
+    if (log) this.logger[log.level](log.message);
+    if (verdict.level === 'critical') {
+      this.logger.error(`Blocking ${call.toolName} due to critical loop: ${verdict.message}`);
+      return { verdict, emit: true, blocked: true };
+    }
+    const emit = this.suppression.shouldEmit(verdict, config.warningThreshold, normalizeRunId(call.runId));
+    if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
+    return { verdict, emit, blocked: false };
+  }
+
+  /**
+   * Records a call that was allowed to run. Skipped when `enabled` is explicitly `false`
+   * (then neither the detectors nor the post-compaction guard use the history).
+   */
+  recordCall(call: PendingCall, config: ResolvedLoopDetectionConfig): void {
+    if (!config.trackHistory) return;
+    this.history.recordCall(call, config.historySize);
+  }
+
+  /** Attaches a hashed outcome to its pending record (or appends one). */
+  recordOutcome(outcome: HashedOutcome, config: ResolvedLoopDetectionConfig): ToolCallRecord | undefined {
+    if (!config.trackHistory) return undefined;
+    return this.history.recordOutcome(outcome, config.historySize);
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * True for a non-null, non-array object whose `Object.prototype.toString` tag is
+ * `[object Object]` — the "plain object" of spec §b.2 (object literals, `JSON.parse`
+ * output, `Object.create(null)` records and ordinary class instances). Errors, typed
+ * arrays, dates, maps and sets are not plain objects.
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.prototype.toString.call(value) === '[object Object]'
+  );
+}

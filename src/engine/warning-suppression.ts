@@ -1,0 +1,31 @@
+import type { LoopVerdict } from './types.js';
+
+/** Most warning keys remembered per session; the oldest is forgotten first (as OpenClaw's 256). */
+export const MAX_WARNING_KEYS = 256;
+
+/**
+ * Per-session warning de-duplication (DESIGN §4): for each run and warning key, a warning
+ * is emitted when `floor(count / warningThreshold)` exceeds the last emitted bucket, so a
+ * steady loop warns at W, 2W, 3W… Criticals are never suppressed.
+ */
+export class WarningSuppression {
+  private readonly buckets = new Map<string, number>();
+
+  constructor(private readonly maxKeys: number = MAX_WARNING_KEYS) {}
+
+  /** Whether the verdict should be emitted; remembers the bucket when it is. */
+  shouldEmit(verdict: LoopVerdict, warningThreshold: number, runId?: string): boolean {
+    if (verdict.level === 'critical') return true;
+    const key = runId ? `${runId}:${verdict.warningKey}` : verdict.warningKey;
+    const bucket = Math.floor(verdict.count / warningThreshold);
+    const last = this.buckets.get(key) ?? 0;
+    if (bucket <= last) return false;
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > this.maxKeys) {
+      const oldest = this.buckets.keys().next().value;
+      if (oldest !== undefined) this.buckets.delete(oldest);
+    }
+    return true;
+  }
+}
