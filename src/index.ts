@@ -1,0 +1,39 @@
+/**
+ * tool-loop-guard: OpenClaw's tool-loop detection as an OpenTelemetry SpanProcessor.
+ * See README.md for setup and DESIGN's contract for attribute and event names.
+ */
+export { ToolLoopSpanProcessor, type ToolLoopProcessorStats } from './otel/processor.js';
+export {
+  DEFAULT_MAX_LIVE_RUNS,
+  DEFAULT_RUN_IDLE_TTL_MS,
+  type ToolLoopSpanProcessorOptions,
+} from './otel/options.js';
+export { getToolLoopVerdict, type LoopAbortEvent, type LoopEvent, type ToolSpanVerdict } from './otel/loop-event.js';
+export { DEFAULT_ADAPTERS, genAiAdapter, type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './otel/adapters/index.js';
+export type { SpanView } from './otel/span-view.js';
+
+export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';
+export { traceToolCall, type ToolCallContext, type TraceToolCallOptions } from './instrument/trace-tool-call.js';
+export { markCompactionRetry } from './instrument/mark-compaction-retry.js';
+
+export { CompactionLoopPersistedError, COMPACTION_LOOP_PERSISTED_CODE } from './engine/compaction-loop-persisted-error.js';
+export { ToolLoopBlockedError, TOOL_LOOP_BLOCKED_CODE } from './engine/tool-loop-blocked-error.js';
+export { blockedToolResult, type BlockedToolResult } from './engine/outcome-hash.js';
+export type { LoopDetectorName, LoopLevel, LoopVerdict } from './engine/types.js';
+
+export {
+  ConfigFileError,
+  DEFAULT_LOOP_DETECTION_CONFIG,
+  loadConfigFile,
+  mergeLoopDetectionConfig,
+  resolveLoopDetectionConfig,
+  validateToolLoopGuardConfig,
+  type ConfigIssue,
+  type LoopDetectionConfig,
+  type LoopDetectorToggles,
+  type PostCompactionGuardConfig,
+  type ResolvedLoopDetectionConfig,
+  type ToolLoopGuardConfig,
+} from './config/index.js';
+
+export * as semconv from './semconv.js';

@@ -1,0 +1,57 @@
+import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { registerRunAbortController } from '../otel/run-abort-registry.js';
+import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_TOOL_LOOP_RUN_ID } from '../semconv.js';
+
+/** Identity of a run opened by {@link traceRun}. */
+export interface TraceRunOptions {
+  /** Run id: scopes loop history (`tool_loop.run_id`). Required, non-blank. */
+  runId: string;
+  /** Agent id (`gen_ai.agent.id`): selects per-agent config. */
+  agentId?: string;
+  /** Root span name. Default `invoke_agent <agentId>` or `invoke_agent`. */
+  spanName?: string;
+}
+
+/** What the run body receives. */
+export interface RunContext {
+  /** The run's root span (active for the body). */
+  readonly span: Span;
+  /**
+   * Aborted with a `CompactionLoopPersistedError` when the post-compaction guard fires, and
+   * with a `ToolLoopBlockedError` on a critical verdict when the processor has `abortOnCritical`.
+   * Pass it to model calls and long-running tools.
+   */
+  readonly signal: AbortSignal;
+  readonly runId: string;
+}
+
+/**
+ * Runs `fn` inside a root span carrying the run's attributes. When the run is aborted by the
+ * processor, the returned promise rejects with the abort reason (it wins over whatever error
+ * the body threw, as in OpenClaw). The root span ends when `fn` settles, which releases the
+ * run's loop state in the processor.
+ */
+export async function traceRun<T>(tracer: Tracer, options: TraceRunOptions, fn: (run: RunContext) => Promise<T> | T): Promise<T> {
+  const runId = typeof options?.runId === 'string' ? options.runId.trim() : '';
+  if (runId === '') throw new TypeError('traceRun: options.runId must be a non-blank string');
+  const attributes: Record<string, string> = { [ATTR_TOOL_LOOP_RUN_ID]: runId, [ATTR_GEN_AI_OPERATION_NAME]: 'invoke_agent' };
+  if (options.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = options.agentId;
+  const name = options.spanName ?? (options.agentId ? `invoke_agent ${options.agentId}` : 'invoke_agent');
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    const controller = new AbortController();
+    const unregister = registerRunAbortController(runId, controller);
+    try {
+      const result = await fn({ span, signal: controller.signal, runId });
+      if (controller.signal.aborted) throw controller.signal.reason;
+      return result;
+    } catch (error) {
+      const reported = controller.signal.aborted ? controller.signal.reason : error;
+      span.recordException(reported instanceof Error ? reported : String(reported));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: reported instanceof Error ? reported.message : String(reported) });
+      throw reported;
+    } finally {
+      unregister();
+      span.end();
+    }
+  });
+}

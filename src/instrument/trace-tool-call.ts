@@ -1,0 +1,92 @@
+import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { blockedToolResult, hashToolOutcome, type BlockedToolResult } from '../engine/outcome-hash.js';
+import { describeToolCall } from '../engine/tool-call.js';
+import { getToolLoopVerdict } from '../otel/loop-event.js';
+import { getSharedDigester } from '../otel/shared-digester.js';
+import * as sc from '../semconv.js';
+
+/** A tool call to trace. */
+export interface TraceToolCallOptions<A> {
+  /** Tool name (`gen_ai.tool.name`). */
+  name: string;
+  /** Parameters as the tool receives them; hashed, not recorded unless `recordContent`. */
+  args: A;
+  /** Tool call id (`gen_ai.tool.call.id`). */
+  callId?: string;
+  /**
+   * What a blocked call returns: `'result'` (default) returns OpenClaw's blocked tool result
+   * for the model; `'throw'` rejects with the `ToolLoopBlockedError`.
+   */
+  onBlocked?: 'result' | 'throw';
+  /** Also record raw arguments and result as `gen_ai.tool.call.*` attributes. Default `false`. */
+  recordContent?: boolean;
+}
+
+/** What the tool body receives. */
+export interface ToolCallContext {
+  readonly span: Span;
+  /**
+   * OpenClaw's warning text when this call drew a (non-suppressed) loop warning: show it to
+   * the model, e.g. append it to the tool result (the gap of OpenClaw issue #120449).
+   */
+  readonly warning?: string;
+}
+
+/**
+ * Traces one tool call. Starts an `execute_tool <name>` span with the hashed arguments; the
+ * processor judges it synchronously. On a critical verdict `execute` is **not** called and
+ * the blocked result is returned (or thrown, per `onBlocked`). Otherwise runs `execute`,
+ * records the hashed outcome (result or error) on the span and ends it.
+ */
+export async function traceToolCall<A, R>(
+  tracer: Tracer,
+  options: TraceToolCallOptions<A>,
+  execute: (call: ToolCallContext) => Promise<R> | R,
+): Promise<R | BlockedToolResult> {
+  const name = typeof options?.name === 'string' ? options.name.trim() : '';
+  if (name === '') throw new TypeError('traceToolCall: options.name must be a non-blank string');
+  const digester = await getSharedDigester();
+  const call = describeToolCall(digester, name, options.args);
+  const attributes: Record<string, string | boolean> = {
+    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+    [sc.ATTR_GEN_AI_TOOL_NAME]: name,
+    [sc.ATTR_TOOL_LOOP_ARGS_HASH]: call.argsHash,
+    [sc.ATTR_TOOL_LOOP_POLL]: call.knownPoll,
+  };
+  if (options.callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = options.callId;
+  if (options.recordContent) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = safeJson(options.args);
+
+  return tracer.startActiveSpan(`execute_tool ${name}`, { attributes }, async (span) => {
+    const verdict = getToolLoopVerdict(span);
+    if (verdict?.level === 'critical') {
+      span.end();
+      if (options.onBlocked === 'throw' && verdict.error) throw verdict.error;
+      return blockedToolResult(verdict.message);
+    }
+    const warning = verdict?.level === 'warning' && verdict.emitted ? verdict.message : undefined;
+    try {
+      const result = await execute(warning === undefined ? { span } : { span, warning });
+      const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, result });
+      if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
+      if (options.recordContent && result !== undefined) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, safeJson(result));
+      return result;
+    } catch (error) {
+      const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, error, isError: true });
+      if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
+      if (outcome.unknownToolName !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      if (span.isRecording()) span.end();
+    }
+  });
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,54 @@
+import type { SpanView } from '../span-view.js';
+
+/** A tool call as an adapter recognises it at span start. */
+export interface ToolCallStart {
+  readonly toolName: string;
+  readonly toolCallId?: string;
+  /** A pre-computed normalised args hash (wins over `arguments`). */
+  readonly argsHash?: string;
+  /** Whether the call is a known poll, when the span says so explicitly. */
+  readonly knownPoll?: boolean;
+  /** Raw arguments: JSON text (parsed; plain text if not JSON) or an already-parsed value. */
+  readonly arguments?: unknown;
+}
+
+/** What an adapter reads from a span as it ends. */
+export interface ToolCallEnd {
+  /** Arguments that arrived only at end (instrumentations that record content at end). */
+  readonly argsHash?: string;
+  readonly knownPoll?: boolean;
+  readonly arguments?: unknown;
+  /** A pre-computed outcome hash (wins over everything else). */
+  readonly resultHash?: string;
+  readonly unknownToolName?: string;
+  /** Raw result: JSON text (parsed; plain text if not JSON) or a parsed value. Absent = no result. */
+  readonly result?: unknown;
+  readonly hasResult: boolean;
+  /** Error text when the call failed (status ERROR / exception event). */
+  readonly errorText?: string;
+  readonly isError: boolean;
+}
+
+/** Run-scope hints a span carries (DESIGN §3): explicit ids, or "this span is a run". */
+export interface RunScopeHint {
+  readonly runId?: string;
+  readonly agentId?: string;
+  /** The span is a run boundary without an id (e.g. `openclaw.run`, an AI SDK root call). */
+  readonly startsRun?: boolean;
+}
+
+/**
+ * One instrumentation convention. Adding a convention is adding one file that implements
+ * this and listing it in `adapters/index.ts`.
+ */
+export interface ToolSpanAdapter {
+  readonly name: string;
+  /** Recognises a tool span at start; `undefined` when the span is not one of this convention's tool spans. */
+  matchStart(span: SpanView): ToolCallStart | undefined;
+  /** Reads arguments (if they arrive late) and the outcome as the span ends. */
+  readEnd(span: SpanView): ToolCallEnd;
+  /** Attributes holding raw content, removed after hashing when `redactContent` is on. */
+  readonly contentAttributes?: readonly string[];
+  /** Run-scope hints on any span (not only tool spans). */
+  scopeHint?(span: SpanView): RunScopeHint | undefined;
+}

@@ -1,0 +1,62 @@
+import {
+  ATTR_EXCEPTION_MESSAGE,
+  ATTR_TOOL_LOOP_ARGS_HASH,
+  ATTR_TOOL_LOOP_POLL,
+  ATTR_TOOL_LOOP_RESULT_HASH,
+  ATTR_TOOL_LOOP_UNKNOWN_TOOL,
+  EVENT_EXCEPTION,
+} from '../../semconv.js';
+import { STATUS_CODE_ERROR, type SpanView } from '../span-view.js';
+import type { ToolCallEnd } from './adapter.js';
+
+/** A non-blank string attribute, trimmed; `undefined` otherwise. */
+export function stringAttribute(span: SpanView, key: string): string | undefined {
+  const value = span.attributes[key];
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** The first non-blank string among `keys`. */
+export function firstStringAttribute(span: SpanView, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const value = stringAttribute(span, key);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** The error text of a failed span: status message, else the last `exception` event's message. */
+export function spanErrorText(span: SpanView): string | undefined {
+  if (span.status?.code !== STATUS_CODE_ERROR) return undefined;
+  if (span.status.message) return span.status.message;
+  const events = span.events ?? [];
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const event = events[i];
+    const message = event.name === EVENT_EXCEPTION ? event.attributes?.[ATTR_EXCEPTION_MESSAGE] : undefined;
+    if (typeof message === 'string' && message !== '') return message;
+  }
+  return '';
+}
+
+/**
+ * The end-of-span reading shared by every convention: our own hash attributes win, then the
+ * error status, then the raw result found under `resultKeys`.
+ */
+export function readToolCallEnd(span: SpanView, keys: { arguments: readonly string[]; result: readonly string[] }): ToolCallEnd {
+  const errorText = spanErrorText(span);
+  const resultKey = keys.result.find((key) => span.attributes[key] !== undefined);
+  const argumentsKey = keys.arguments.find((key) => span.attributes[key] !== undefined);
+  const poll = span.attributes[ATTR_TOOL_LOOP_POLL];
+  return {
+    argsHash: stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH),
+    knownPoll: typeof poll === 'boolean' ? poll : undefined,
+    arguments: argumentsKey === undefined ? undefined : span.attributes[argumentsKey],
+    resultHash: stringAttribute(span, ATTR_TOOL_LOOP_RESULT_HASH),
+    unknownToolName: stringAttribute(span, ATTR_TOOL_LOOP_UNKNOWN_TOOL)?.toLowerCase(),
+    result: resultKey === undefined ? undefined : span.attributes[resultKey],
+    hasResult: resultKey !== undefined,
+    errorText,
+    isError: errorText !== undefined,
+  };
+}

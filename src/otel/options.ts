@@ -1,0 +1,132 @@
+import { diag, type DiagLogger, type MeterProvider } from '@opentelemetry/api';
+import type { ToolLoopGuardConfig } from '../config/types.js';
+import type { ToolSpanAdapter } from './adapters/adapter.js';
+import { DEFAULT_ADAPTERS } from './adapters/index.js';
+import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
+
+/** Options of {@link ToolLoopSpanProcessor.create}. Each is resolved once: explicit value → env var → default. */
+export interface ToolLoopSpanProcessorOptions {
+  /**
+   * OpenClaw-shaped config (`{ tools: { loopDetection }, agents: { list } }`).
+   * Default: the JSON5 file named by `configFile` / `TOOL_LOOP_GUARD_CONFIG`, else `{}`
+   * (rolling detectors off, post-compaction guard on).
+   */
+  config?: ToolLoopGuardConfig;
+  /** Path of a JSON5 config file, used when `config` is absent. Env: `TOOL_LOOP_GUARD_CONFIG`. */
+  configFile?: string;
+  /** Called synchronously for every emitted warning and every critical. Exceptions are caught and logged. */
+  onLoopEvent?: (event: LoopEvent) => void;
+  /** Called synchronously when the post-compaction guard aborts a run. Exceptions are caught and logged. */
+  onAbort?: (event: LoopAbortEvent) => void;
+  /**
+   * Also abort the run's signal on a critical verdict (for spans that cannot be blocked
+   * before they run). Default `false`. Env: `TOOL_LOOP_GUARD_ABORT_ON_CRITICAL`.
+   */
+  abortOnCritical?: boolean;
+  /**
+   * Remove raw `gen_ai.tool.call.arguments` / `gen_ai.tool.call.result` (and the adapters'
+   * content attributes) from tool spans after hashing, before export. Default `false`.
+   * Env: `TOOL_LOOP_GUARD_REDACT_CONTENT`.
+   */
+  redactContent?: boolean;
+  /** Idle time after which a run's state is released, ms. Default 900 000 (15 min). Env: `TOOL_LOOP_GUARD_RUN_IDLE_TTL_MS`. */
+  runIdleTtlMs?: number;
+  /** Most runs tracked at once; the least recently active is evicted first. Default 10 000. Env: `TOOL_LOOP_GUARD_MAX_LIVE_RUNS`. */
+  maxLiveRuns?: number;
+  /**
+   * Seed of the xxhash64 digests. Default `0` (hashes comparable across processes); `'random'`
+   * draws a per-process seed (hashes of short secrets cannot be brute-forced from exported
+   * spans, but no longer match across processes). Env: `TOOL_LOOP_GUARD_HASH_SEED`.
+   */
+  hashSeed?: bigint | number | 'random';
+  /** Span conventions to recognise, tried in order. Default: all built-in adapters. */
+  adapters?: readonly ToolSpanAdapter[];
+  /** Meter provider for the `tool_loop.events` counter. Default: the global one (no-op until set). */
+  meterProvider?: MeterProvider;
+  /** Clock in ms, for tests. Default `Date.now`. */
+  clock?: () => number;
+}
+
+/** Options after resolution. */
+export interface ResolvedProcessorOptions {
+  readonly configFile?: string;
+  readonly abortOnCritical: boolean;
+  readonly redactContent: boolean;
+  readonly runIdleTtlMs: number;
+  readonly maxLiveRuns: number;
+  readonly hashSeed: bigint;
+  readonly adapters: readonly ToolSpanAdapter[];
+  readonly clock: () => number;
+}
+
+export const DEFAULT_RUN_IDLE_TTL_MS = 15 * 60 * 1000;
+export const DEFAULT_MAX_LIVE_RUNS = 10_000;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Resolves processor options: explicit value → env var → default; invalid values warn and fall back. */
+export function resolveProcessorOptions(
+  options: ToolLoopSpanProcessorOptions,
+  env: Env = process.env,
+  logger: DiagLogger = diag,
+): ResolvedProcessorOptions {
+  const bool = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: boolean): boolean => {
+    const explicit = options[key];
+    if (explicit !== undefined) {
+      if (typeof explicit === 'boolean') return explicit;
+      logger.warn(`tool-loop-guard: option ${key} must be a boolean, got ${typeof explicit}; using ${fallback}`);
+      return fallback;
+    }
+    const raw = env[envKey]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    logger.warn(`tool-loop-guard: ${envKey}=${JSON.stringify(raw)} is not a boolean; using ${fallback}`);
+    return fallback;
+  };
+  const positive = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: number): number => {
+    const explicit = options[key];
+    const fromEnv = env[envKey];
+    const source = explicit !== undefined ? `option ${key}` : `${envKey}`;
+    const value = explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
+    if (value === undefined) return fallback;
+    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+    logger.warn(`tool-loop-guard: ${source} must be a positive integer, got ${String(value)}; using ${fallback}`);
+    return fallback;
+  };
+
+  let adapters = options.adapters ?? DEFAULT_ADAPTERS;
+  if (!Array.isArray(adapters) || adapters.some((a) => typeof a?.matchStart !== 'function' || typeof a?.readEnd !== 'function')) {
+    logger.warn('tool-loop-guard: option adapters must be an array of ToolSpanAdapter; using the built-in adapters');
+    adapters = DEFAULT_ADAPTERS;
+  }
+  const clock = typeof options.clock === 'function' ? options.clock : Date.now;
+  const configFile = options.configFile ?? (env.TOOL_LOOP_GUARD_CONFIG?.trim() || undefined);
+
+  return {
+    configFile: options.config === undefined ? configFile : undefined,
+    abortOnCritical: bool('abortOnCritical', 'TOOL_LOOP_GUARD_ABORT_ON_CRITICAL', false),
+    redactContent: bool('redactContent', 'TOOL_LOOP_GUARD_REDACT_CONTENT', false),
+    runIdleTtlMs: positive('runIdleTtlMs', 'TOOL_LOOP_GUARD_RUN_IDLE_TTL_MS', DEFAULT_RUN_IDLE_TTL_MS),
+    maxLiveRuns: positive('maxLiveRuns', 'TOOL_LOOP_GUARD_MAX_LIVE_RUNS', DEFAULT_MAX_LIVE_RUNS),
+    hashSeed: resolveSeed(options.hashSeed ?? env.TOOL_LOOP_GUARD_HASH_SEED, logger),
+    adapters,
+    clock,
+  };
+}
+
+function resolveSeed(value: unknown, logger: DiagLogger): bigint {
+  if (value === undefined || value === '') return 0n;
+  if (value === 'random') {
+    const bytes = crypto.getRandomValues(new Uint8Array(8));
+    return bytes.reduce((seed, byte) => (seed << 8n) | BigInt(byte), 0n);
+  }
+  try {
+    const seed = BigInt(value as bigint | number | string);
+    if (seed >= 0n && seed < 1n << 64n) return seed;
+  } catch {
+    // fall through to the warning
+  }
+  logger.warn(`tool-loop-guard: hashSeed must be 'random' or an integer in [0, 2^64), got ${String(value)}; using 0`);
+  return 0n;
+}

@@ -1,0 +1,417 @@
+import { diag, trace, type Attributes, type Context, type Counter, type DiagLogger } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AgentConfigResolver } from '../config/agent-config-resolver.js';
+import { loadConfigFile } from '../config/load-file.js';
+import type { ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from '../config/types.js';
+import { CompactionLoopPersistedError } from '../engine/compaction-loop-persisted-error.js';
+import { createDigester, type Digester } from '../engine/digest.js';
+import { LoopSession } from '../engine/loop-session.js';
+import { hashToolOutcome, type OutcomeHash } from '../engine/outcome-hash.js';
+import { PostCompactionGuard, type GuardVerdict } from '../engine/post-compaction-guard.js';
+import { describeToolCall } from '../engine/tool-call.js';
+import { ToolLoopBlockedError } from '../engine/tool-loop-blocked-error.js';
+import type { LoopVerdict, ToolCallSignature } from '../engine/types.js';
+import * as sc from '../semconv.js';
+import { PACKAGE_NAME } from '../version.js';
+import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
+import { parseJsonAttribute } from './json-attribute.js';
+import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
+import { setToolLoopVerdict } from './loop-event.js';
+import { shareDigester } from './shared-digester.js';
+import { createLoopEventCounter } from './metrics.js';
+import { resolveProcessorOptions, type ResolvedProcessorOptions, type ToolLoopSpanProcessorOptions } from './options.js';
+import { abortRegisteredRun } from './run-abort-registry.js';
+import { RunRegistry, type RunReleaseReason } from './run-registry.js';
+import { RunScopes, type SpanScope } from './run-scope.js';
+
+/** A run's detection state. */
+interface RunState {
+  readonly runKey: string;
+  readonly session: LoopSession;
+  guard?: PostCompactionGuard;
+  controller?: AbortController;
+  abortReason?: Error;
+}
+
+/** A tool span between its start and its end. */
+interface ToolSpanState {
+  readonly adapter: ToolSpanAdapter;
+  readonly start: ToolCallStart;
+  readonly scope: SpanScope;
+  readonly config: ResolvedLoopDetectionConfig;
+  call?: ToolCallSignature;
+  params?: unknown;
+  blocked: boolean;
+  done: boolean;
+}
+
+/** Counters of released runs, for operators and tests. */
+export interface ToolLoopProcessorStats {
+  /** Runs whose state is held now. */
+  readonly liveRuns: number;
+  /** Runs released, by reason. */
+  readonly releasedRuns: Readonly<Record<RunReleaseReason, number>>;
+}
+
+/**
+ * An OpenTelemetry `SpanProcessor` that runs OpenClaw's tool-loop detection on tool-call
+ * spans (DESIGN §2–§5). Create it with {@link ToolLoopSpanProcessor.create} and register it
+ * **before** exporting processors so that its events are exported.
+ *
+ * Hooks never throw into the host; failures and throwing callbacks are reported through `diag`.
+ */
+export class ToolLoopSpanProcessor implements SpanProcessor {
+  private readonly log: DiagLogger;
+  private readonly scopes = new RunScopes();
+  private readonly toolSpans = new WeakMap<object, ToolSpanState>();
+  private readonly runs: RunRegistry<RunState>;
+  private readonly released: Record<RunReleaseReason, number> = { 'root-ended': 0, idle: 0, capacity: 0, shutdown: 0 };
+  private readonly counter: Counter<Attributes>;
+  private capacityReported = false;
+
+  private constructor(
+    private readonly options: ResolvedProcessorOptions,
+    private readonly resolver: AgentConfigResolver,
+    private readonly digester: Digester,
+    private readonly callbacks: Pick<ToolLoopSpanProcessorOptions, 'onLoopEvent' | 'onAbort'>,
+    counter: Counter<Attributes>,
+    log: DiagLogger,
+  ) {
+    this.log = log;
+    this.counter = counter;
+    this.runs = new RunRegistry<RunState>({ idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns }, options.clock, (key, state, reason) => this.onRelease(key, state, reason));
+  }
+
+  /**
+   * Creates a processor. Asynchronous because xxhash-wasm initialises asynchronously and a
+   * config file may be read; the processor is fully usable once the promise resolves.
+   * Rejects with a `ConfigFileError` when an explicitly named config file cannot be used.
+   */
+  static async create(options: ToolLoopSpanProcessorOptions = {}): Promise<ToolLoopSpanProcessor> {
+    const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
+    const resolved = resolveProcessorOptions(options, process.env, log);
+    let config: ToolLoopGuardConfig | undefined = options.config;
+    if (config === undefined && resolved.configFile) {
+      const loaded = await loadConfigFile(resolved.configFile);
+      for (const warning of loaded.warnings) log.warn(`config ${resolved.configFile}: ${warning.path}: ${warning.message}`);
+      config = loaded.config;
+    }
+    const digester = await createDigester({ seed: resolved.hashSeed });
+    shareDigester(digester);
+    for (const key of ['onLoopEvent', 'onAbort'] as const) {
+      if (options[key] !== undefined && typeof options[key] !== 'function') log.warn(`option ${key} must be a function; ignored`);
+    }
+    const callbacks = {
+      onLoopEvent: typeof options.onLoopEvent === 'function' ? options.onLoopEvent : undefined,
+      onAbort: typeof options.onAbort === 'function' ? options.onAbort : undefined,
+    };
+    return new ToolLoopSpanProcessor(
+      resolved,
+      new AgentConfigResolver(config, log),
+      digester,
+      callbacks,
+      createLoopEventCounter(options.meterProvider),
+      log,
+    );
+  }
+
+  /**
+   * The abort signal of a run, keyed by its resolved run scope (a `tool_loop.run_id`, or an
+   * adapter's run id such as `ai.telemetry.metadata.runId`). It is aborted with a
+   * `CompactionLoopPersistedError` when the post-compaction guard fires and, with
+   * `abortOnCritical`, with a `ToolLoopBlockedError` on a critical verdict.
+   */
+  runSignal(runId: string): AbortSignal {
+    const run = this.runs.touch(runId.trim(), () => this.createRun(runId.trim()));
+    run.controller ??= new AbortController();
+    if (run.abortReason && !run.controller.signal.aborted) run.controller.abort(run.abortReason);
+    return run.controller.signal;
+  }
+
+  /** Live-run and release counters. */
+  getStats(): ToolLoopProcessorStats {
+    return { liveRuns: this.runs.size, releasedRuns: { ...this.released } };
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    try {
+      this.handleStart(span, parentContext);
+    } catch (error) {
+      this.log.error(`onStart failed: ${describeError(error)}`);
+    }
+  }
+
+  onEnding(span: Span): void {
+    try {
+      const state = this.toolSpans.get(span);
+      if (state && !state.done) {
+        state.done = true;
+        this.finishToolSpan(span, state, true);
+      }
+    } catch (error) {
+      this.log.error(`onEnding failed: ${describeError(error)}`);
+    }
+  }
+
+  onEnd(span: ReadableSpan): void {
+    try {
+      const state = this.toolSpans.get(span);
+      if (state && !state.done) {
+        // Older SDKs have no onEnding: the span is read-only here, so record without annotating.
+        state.done = true;
+        this.finishToolSpan(span, state, false);
+      }
+      const scope = this.scopes.get(span);
+      if (scope?.isRunRoot) this.runs.release(scope.runKey, 'root-ended');
+    } catch (error) {
+      this.log.error(`onEnd failed: ${describeError(error)}`);
+    }
+  }
+
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    this.runs.clear('shutdown');
+    return Promise.resolve();
+  }
+
+  private handleStart(span: Span, parentContext: Context): void {
+    let start: ToolCallStart | undefined;
+    let adapter: ToolSpanAdapter | undefined;
+    let hint: RunScopeHint | undefined;
+    for (const candidate of this.options.adapters) {
+      if (!start) {
+        start = candidate.matchStart(span);
+        if (start) adapter = candidate;
+      }
+      const extra = candidate.scopeHint?.(span);
+      if (extra) hint = hint ? { runId: hint.runId ?? extra.runId, agentId: hint.agentId ?? extra.agentId, startsRun: hint.startsRun || extra.startsRun } : extra;
+    }
+    const parentSpan = trace.getSpan(parentContext);
+    const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
+    const { traceId, spanId } = span.spanContext();
+    const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined);
+
+    if (span.attributes[sc.ATTR_COMPACTION_RETRY] === true) this.armGuard(span, scope);
+    if (!start || !adapter) return;
+
+    const config = this.resolver.forAgent(scope.agentId);
+    const run = this.runs.touch(scope.runKey, () => this.createRun(scope.runKey));
+    const state: ToolSpanState = { adapter, start, scope, config, blocked: false, done: false };
+    this.toolSpans.set(span, state);
+    if (start.argsHash !== undefined || start.arguments !== undefined) {
+      this.describe(state, start.argsHash, start.knownPoll, start.arguments);
+      this.evaluate(span, state, run, true);
+    }
+  }
+
+  private describe(state: ToolSpanState, argsHash: string | undefined, knownPoll: boolean | undefined, rawArguments: unknown): void {
+    const { toolName } = state.start;
+    if (argsHash !== undefined) {
+      state.call = { toolName, argsHash, knownPoll: knownPoll ?? false, runId: state.scope.runKey };
+      return;
+    }
+    state.params = parseJsonAttribute(rawArguments);
+    const described = describeToolCall(this.digester, toolName, state.params, state.scope.runKey);
+    state.call = knownPoll === undefined ? described : { ...described, knownPoll };
+  }
+
+  private evaluate(span: Span, state: ToolSpanState, run: RunState, annotate: boolean): void {
+    const call = state.call!;
+    const check = run.session.check(call, state.config);
+    const { verdict } = check;
+    if (verdict) {
+      const error = check.blocked ? new ToolLoopBlockedError(verdict.message, { ...verdict, toolName: call.toolName }) : undefined;
+      setToolLoopVerdict(span, { level: verdict.level, detector: verdict.detector, count: verdict.count, message: verdict.message, emitted: check.emit, error });
+      if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, verdict.level === 'critical' ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
+      if (check.emit) this.emitVerdict(span, state, verdict, annotate);
+      if (error) {
+        state.blocked = true;
+        if (this.options.abortOnCritical) this.abortRun(run, error);
+      }
+    }
+    if (!check.blocked) {
+      run.session.recordCall({ toolName: call.toolName, argsHash: call.argsHash, toolCallId: state.start.toolCallId, runId: call.runId }, state.config);
+    }
+  }
+
+  private emitVerdict(span: Span, state: ToolSpanState, verdict: LoopVerdict, annotate: boolean): void {
+    const critical = verdict.level === 'critical';
+    const attributes: Attributes = {
+      [sc.ATTR_TOOL_LOOP_DETECTOR]: verdict.detector,
+      [sc.ATTR_TOOL_LOOP_LEVEL]: verdict.level,
+      [sc.ATTR_TOOL_LOOP_ACTION]: critical ? sc.ACTION_BLOCK : sc.ACTION_WARN,
+      [sc.ATTR_TOOL_LOOP_COUNT]: verdict.count,
+      [sc.ATTR_TOOL_LOOP_MESSAGE]: verdict.message,
+      [sc.ATTR_TOOL_LOOP_RUN_ID]: state.scope.runKey,
+      [sc.ATTR_GEN_AI_TOOL_NAME]: state.start.toolName,
+      [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey,
+    };
+    if (state.scope.agentId !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_ID] = state.scope.agentId;
+    if (verdict.pairedToolName !== undefined) attributes[sc.ATTR_TOOL_LOOP_PAIRED_TOOL] = verdict.pairedToolName;
+    if (annotate) span.addEvent(critical ? sc.EVENT_TOOL_LOOP_BLOCKED : sc.EVENT_TOOL_LOOP_WARNING, attributes);
+    this.count(attributes);
+    const { traceId, spanId } = span.spanContext();
+    const event: LoopEvent = {
+      level: verdict.level,
+      detector: verdict.detector,
+      count: verdict.count,
+      message: verdict.message,
+      toolName: state.start.toolName,
+      runId: state.scope.runKey,
+      warningKey: verdict.warningKey,
+      traceId,
+      spanId,
+      ...(state.scope.agentId !== undefined ? { agentId: state.scope.agentId } : {}),
+      ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
+    };
+    this.invoke('onLoopEvent', event);
+  }
+
+  private finishToolSpan(span: Span | ReadableSpan, state: ToolSpanState, annotate: boolean): void {
+    const end = state.adapter.readEnd(span);
+    const run = this.runs.touch(state.scope.runKey, () => this.createRun(state.scope.runKey));
+    if (!state.call) {
+      this.describe(state, end.argsHash ?? state.start.argsHash, end.knownPoll ?? state.start.knownPoll, end.arguments ?? state.start.arguments);
+      this.evaluate(span as Span, state, run, annotate);
+    }
+    if (!state.blocked) {
+      const outcome = this.outcomeOf(state, end);
+      if (outcome.resultHash !== undefined) {
+        const call = state.call!;
+        run.session.recordOutcome(
+          { toolName: call.toolName, argsHash: call.argsHash, toolCallId: state.start.toolCallId, runId: call.runId, resultHash: outcome.resultHash, unknownToolName: outcome.unknownToolName },
+          state.config,
+        );
+        const verdict = this.guardOf(run, state.config).observe({ toolName: call.toolName, argsHash: call.argsHash, resultHash: outcome.resultHash });
+        if (verdict.shouldAbort) this.abortOnGuard(span as Span, state, run, verdict, annotate);
+      }
+    }
+    if (annotate && this.options.redactContent) {
+      const attributes = (span as Span).attributes as Record<string, unknown>;
+      for (const key of state.adapter.contentAttributes ?? []) delete attributes[key];
+    }
+  }
+
+  private outcomeOf(state: ToolSpanState, end: ToolCallEnd): OutcomeHash {
+    if (end.resultHash !== undefined) return { resultHash: end.resultHash, unknownToolName: end.unknownToolName };
+    const toolName = state.start.toolName;
+    if (end.isError) return hashToolOutcome(this.digester, { toolName, params: state.params, error: end.errorText ?? '', isError: true });
+    if (!end.hasResult) return {};
+    return hashToolOutcome(this.digester, { toolName, params: state.params, result: parseJsonAttribute(end.result) });
+  }
+
+  private abortOnGuard(span: Span, state: ToolSpanState, run: RunState, verdict: Extract<GuardVerdict, { shouldAbort: true }>, annotate: boolean): void {
+    const error = CompactionLoopPersistedError.fromVerdict(verdict);
+    const attributes: Attributes = {
+      [sc.ATTR_TOOL_LOOP_DETECTOR]: verdict.detector,
+      [sc.ATTR_TOOL_LOOP_LEVEL]: sc.LEVEL_CRITICAL,
+      [sc.ATTR_TOOL_LOOP_ACTION]: sc.ACTION_ABORT,
+      [sc.ATTR_TOOL_LOOP_COUNT]: verdict.count,
+      [sc.ATTR_TOOL_LOOP_MESSAGE]: verdict.message,
+      [sc.ATTR_TOOL_LOOP_RUN_ID]: state.scope.runKey,
+      [sc.ATTR_GEN_AI_TOOL_NAME]: verdict.toolName,
+      [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED,
+    };
+    if (state.scope.agentId !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_ID] = state.scope.agentId;
+    if (annotate) {
+      span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED);
+      span.addEvent(sc.EVENT_TOOL_LOOP_ABORTED, attributes);
+    }
+    this.count(attributes);
+    const { traceId, spanId } = span.spanContext();
+    const event: LoopAbortEvent = {
+      code: sc.COMPACTION_LOOP_PERSISTED,
+      detector: sc.COMPACTION_LOOP_PERSISTED,
+      toolName: verdict.toolName,
+      count: verdict.count,
+      message: verdict.message,
+      runId: state.scope.runKey,
+      traceId,
+      spanId,
+      error,
+      ...(state.scope.agentId !== undefined ? { agentId: state.scope.agentId } : {}),
+    };
+    this.invoke('onAbort', event);
+    this.abortRun(run, error);
+  }
+
+  private armGuard(span: Span, scope: SpanScope): void {
+    const config = this.resolver.forAgent(scope.agentId);
+    const run = this.runs.touch(scope.runKey, () => this.createRun(scope.runKey));
+    const guard = this.guardOf(run, config);
+    guard.arm();
+    if (!guard.enabled) return;
+    const attributes: Attributes = {
+      [sc.ATTR_TOOL_LOOP_DETECTOR]: sc.COMPACTION_LOOP_PERSISTED,
+      [sc.ATTR_TOOL_LOOP_LEVEL]: sc.LEVEL_WARNING,
+      [sc.ATTR_TOOL_LOOP_ACTION]: sc.ACTION_ARM,
+      [sc.ATTR_TOOL_LOOP_COUNT]: 0,
+      [sc.ATTR_TOOL_LOOP_MESSAGE]: `post-compaction guard armed for ${guard.windowSize} attempts`,
+      [sc.ATTR_TOOL_LOOP_RUN_ID]: scope.runKey,
+      [sc.ATTR_GEN_AI_TOOL_NAME]: '',
+      [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: guard.windowSize,
+    };
+    if (scope.agentId !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_ID] = scope.agentId;
+    span.addEvent(sc.EVENT_TOOL_LOOP_GUARD_ARMED, attributes);
+    this.count(attributes);
+  }
+
+  private guardOf(run: RunState, config: ResolvedLoopDetectionConfig): PostCompactionGuard {
+    run.guard ??= new PostCompactionGuard({ ...config.postCompactionGuard, logger: this.log });
+    return run.guard;
+  }
+
+  private createRun(runKey: string): RunState {
+    return { runKey, session: new LoopSession({ logger: this.log, now: this.options.clock }) };
+  }
+
+  private abortRun(run: RunState, reason: Error): void {
+    run.abortReason ??= reason;
+    if (run.controller && !run.controller.signal.aborted) run.controller.abort(run.abortReason);
+    abortRegisteredRun(run.runKey, run.abortReason);
+  }
+
+  private onRelease(_key: string, _state: RunState, reason: RunReleaseReason): void {
+    this.released[reason] += 1;
+    if (reason === 'capacity' && !this.capacityReported) {
+      this.capacityReported = true;
+      this.log.warn(
+        `more than ${this.options.maxLiveRuns} live runs: evicting the least recently active (their loop history is dropped). Raise maxLiveRuns if this is expected. Reported once; see getStats().`,
+      );
+    }
+  }
+
+  private count(attributes: Attributes): void {
+    const labels: Attributes = {
+      [sc.ATTR_TOOL_LOOP_ACTION]: attributes[sc.ATTR_TOOL_LOOP_ACTION],
+      [sc.ATTR_TOOL_LOOP_DETECTOR]: attributes[sc.ATTR_TOOL_LOOP_DETECTOR],
+      [sc.ATTR_TOOL_LOOP_LEVEL]: attributes[sc.ATTR_TOOL_LOOP_LEVEL],
+      [sc.ATTR_GEN_AI_TOOL_NAME]: attributes[sc.ATTR_GEN_AI_TOOL_NAME],
+    };
+    if (attributes[sc.ATTR_GEN_AI_AGENT_ID] !== undefined) labels[sc.ATTR_GEN_AI_AGENT_ID] = attributes[sc.ATTR_GEN_AI_AGENT_ID];
+    this.counter.add(1, labels);
+  }
+
+  private invoke<K extends 'onLoopEvent' | 'onAbort'>(key: K, event: Parameters<NonNullable<ToolLoopSpanProcessorOptions[K]>>[0]): void {
+    const callback = this.callbacks[key] as ((event: unknown) => void) | undefined;
+    if (!callback) return;
+    try {
+      callback(event);
+    } catch (error) {
+      this.log.error(`${key} callback threw: ${describeError(error)}`);
+    }
+  }
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  try {
+    return String(error);
+  } catch {
+    return 'unprintable error';
+  }
+}
+

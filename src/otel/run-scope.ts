@@ -1,0 +1,53 @@
+import type { RunScopeHint } from './adapters/adapter.js';
+
+/** The run a span belongs to. */
+export interface SpanScope {
+  /** Key of the run's state: the explicit run id, `<traceId>/<spanId>` of an id-less run span, or the trace id. */
+  readonly runKey: string;
+  readonly agentId?: string;
+  /** The span opened this run; its end releases the run's state. */
+  readonly isRunRoot: boolean;
+}
+
+/**
+ * Resolves and remembers run scopes along the span tree (DESIGN §3): the span's own run id,
+ * else the nearest live ancestor's, else the trace id. Scopes are kept in a `WeakMap` keyed
+ * by the span object, so a span that never ends costs nothing once the SDK drops it.
+ * Only spans whose scope differs from the trace default are remembered, plus local roots.
+ */
+export class RunScopes {
+  private readonly scopes = new WeakMap<object, SpanScope>();
+
+  /** The remembered scope of a live span, if any. */
+  get(span: object): SpanScope | undefined {
+    return this.scopes.get(span);
+  }
+
+  /**
+   * Resolves the scope of a starting span from its hints and its parent (a live span object
+   * from the parent context, or `undefined` for a root or remote parent).
+   * `isToolSpan` spans never open a run: a run outlives each of its tool calls.
+   */
+  resolve(
+    span: object,
+    ids: { traceId: string; spanId: string },
+    hint: RunScopeHint | undefined,
+    parent: object | undefined,
+    isToolSpan: boolean,
+  ): SpanScope {
+    const inherited = parent ? this.scopes.get(parent) : undefined;
+    const agentId = hint?.agentId ?? inherited?.agentId;
+    let scope: SpanScope;
+    if (hint?.runId !== undefined) {
+      scope = { runKey: hint.runId, agentId, isRunRoot: !isToolSpan && inherited?.runKey !== hint.runId };
+    } else if (inherited) {
+      scope = { runKey: inherited.runKey, agentId, isRunRoot: false };
+    } else if (hint?.startsRun && !isToolSpan) {
+      scope = { runKey: `${ids.traceId}/${ids.spanId}`, agentId, isRunRoot: true };
+    } else {
+      scope = { runKey: ids.traceId, agentId, isRunRoot: !isToolSpan && parent === undefined };
+    }
+    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId) this.scopes.set(span, scope);
+    return scope;
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The read-only view of a span that adapters work on. The SDK's `Span` / `ReadableSpan`
+ * satisfy it structurally, and so do spans decoded from OTLP or Jaeger files, which is what
+ * lets the processor and the offline analyzer share adapters.
+ */
+export interface SpanView {
+  readonly name: string;
+  readonly attributes: Readonly<Record<string, unknown>>;
+  /** `code` 2 is ERROR (OTel `SpanStatusCode.ERROR`). */
+  readonly status?: { readonly code: number; readonly message?: string };
+  readonly events?: ReadonlyArray<{ readonly name: string; readonly attributes?: Readonly<Record<string, unknown>> }>;
+}
+
+/** OTel `SpanStatusCode.ERROR`. */
+export const STATUS_CODE_ERROR = 2;
