@@ -1,6 +1,6 @@
 // Builds the ESM and CJS outputs with tsc and marks the CJS folder as CommonJS.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -10,4 +10,4 @@ for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json']) {
 }
 mkdirSync('dist/cjs', { recursive: true });
 writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n');
-chmodSync('dist/esm/cli/main.js', 0o755);
+if (existsSync('dist/esm/cli/main.js')) chmodSync('dist/esm/cli/main.js', 0o755);
