@@ -1,0 +1,26 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../src/version.js';
+
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { name: string; version: string };
+
+describe('package', () => {
+  beforeAll(() => {
+    if (!existsSync('dist/esm/index.js') || !existsSync('dist/cjs/index.js')) {
+      execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+    }
+  }, 120_000);
+
+  it('keeps src/version.ts in step with package.json', () => {
+    expect({ name: PACKAGE_NAME, version: PACKAGE_VERSION }).toEqual({ name: pkg.name, version: pkg.version });
+  });
+
+  it.each([
+    ['ESM', `import('tool-loop-guard').then(async (m) => { const p = await m.ToolLoopSpanProcessor.create(); console.log(JSON.stringify([typeof p.onStart, typeof m.traceToolCall, m.semconv.EVENT_TOOL_LOOP_BLOCKED])); })`],
+    ['CJS', `const m = require('tool-loop-guard'); m.ToolLoopSpanProcessor.create().then((p) => console.log(JSON.stringify([typeof p.onStart, typeof m.traceToolCall, m.semconv.EVENT_TOOL_LOOP_BLOCKED])));`],
+  ])('loads the %s build through the exports map and creates a processor', (_kind, script) => {
+    const output = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(output)).toEqual(['function', 'function', 'tool_loop.blocked']);
+  });
+});
