@@ -15,7 +15,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 /** True for an integer greater than zero (OpenClaw's `asPositiveInt` acceptance rule). */
 export function isPositiveInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
 /**

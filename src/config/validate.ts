@@ -1,3 +1,5 @@
+import { isPositiveInteger } from './resolve.js';
+
 /** One problem found in a configuration object: where it is and what is wrong. */
 export interface ConfigIssue {
   /** Key path, e.g. `tools.loopDetection.warningThreshold` or `agents.list[0].id`. */
@@ -114,7 +116,7 @@ function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
     else if (child === undefined) continue;
     else if (typeof expected === 'object') issues.push(...checkShape(child, expected, childPath));
     else if (expected === 'boolean' && typeof child !== 'boolean') issues.push(wrongType(childPath, 'a boolean', child));
-    else if (expected === 'positiveInteger' && !(typeof child === 'number' && Number.isInteger(child) && child > 0)) {
+    else if (expected === 'positiveInteger' && !isPositiveInteger(child)) {
       issues.push(wrongType(childPath, 'a positive integer', child));
     }
   }

@@ -90,7 +90,7 @@ export function resolveProcessorOptions(
     const source = explicit !== undefined ? `option ${key}` : `${envKey}`;
     const value = explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
     if (value === undefined) return fallback;
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
     logger.warn(`tool-loop-guard: ${source} must be a positive integer, got ${String(value)}; using ${fallback}`);
     return fallback;
   };

@@ -1,0 +1,203 @@
+/** `resolveLoopDetectionConfig`: defaults, fallbacks with warnings naming the key, clamping (spec §d). */
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LOOP_DETECTION_CONFIG,
+  isPositiveInteger,
+  resolveLoopDetectionConfig,
+  type LoopDetectionConfig,
+} from '../../src/config/index.js';
+import { RecordingLogger } from '../helpers/engine-harness.js';
+
+function resolve(block: unknown, keyPath?: string) {
+  const logger = new RecordingLogger();
+  const config = resolveLoopDetectionConfig(block as LoopDetectionConfig, keyPath === undefined ? { logger } : { logger, keyPath });
+  return { config, warnings: logger.at('warn'), logger };
+}
+
+const NUMERIC_KEYS = ['historySize', 'warningThreshold', 'criticalThreshold', 'globalCircuitBreakerThreshold', 'unknownToolThreshold'] as const;
+const DEFAULTS = { historySize: 30, warningThreshold: 10, criticalThreshold: 20, globalCircuitBreakerThreshold: 30, unknownToolThreshold: 10 };
+
+describe('resolveLoopDetectionConfig', () => {
+  it('no block → documented defaults: detectors off, guard on with window 3, history tracked', () => {
+    const { config, logger } = resolve(undefined);
+    expect(config).toEqual({
+      enabled: false,
+      trackHistory: true,
+      historySize: 30,
+      warningThreshold: 10,
+      criticalThreshold: 20,
+      globalCircuitBreakerThreshold: 30,
+      unknownToolThreshold: 10,
+      detectors: { genericRepeat: true, knownPollNoProgress: true, pingPong: true },
+      postCompactionGuard: { enabled: true, windowSize: 3 },
+    });
+    expect(config).toEqual(DEFAULT_LOOP_DETECTION_CONFIG);
+    expect(logger.lines).toEqual([]);
+  });
+
+  it('tri-state enabled: unset → detectors off, guard on; true → both on; false → both off, no history', () => {
+    expect(resolve({}).config).toMatchObject({ enabled: false, trackHistory: true, postCompactionGuard: { enabled: true } });
+    expect(resolve({ enabled: true }).config).toMatchObject({ enabled: true, trackHistory: true, postCompactionGuard: { enabled: true } });
+    expect(resolve({ enabled: false }).config).toMatchObject({ enabled: false, trackHistory: false, postCompactionGuard: { enabled: false } });
+  });
+
+  it('valid values are used as given', () => {
+    const { config, warnings } = resolve({
+      enabled: true,
+      historySize: 50,
+      warningThreshold: 5,
+      criticalThreshold: 8,
+      globalCircuitBreakerThreshold: 12,
+      unknownToolThreshold: 4,
+      detectors: { genericRepeat: false, pingPong: false },
+      postCompactionGuard: { windowSize: 7 },
+    });
+    expect(warnings).toEqual([]);
+    expect(config).toEqual({
+      enabled: true,
+      trackHistory: true,
+      historySize: 50,
+      warningThreshold: 5,
+      criticalThreshold: 8,
+      globalCircuitBreakerThreshold: 12,
+      unknownToolThreshold: 4,
+      detectors: { genericRepeat: false, knownPollNoProgress: true, pingPong: false },
+      postCompactionGuard: { enabled: true, windowSize: 7 },
+    });
+  });
+
+  describe('invalid numbers fall back to the default with a warning naming the key', () => {
+    const INVALID: Array<[string, unknown]> = [
+      ['0', 0],
+      ['-1', -1],
+      ['2.5', 2.5],
+      ['"5"', '5'],
+      ['NaN', Number.NaN],
+      ['Infinity', Number.POSITIVE_INFINITY],
+      ['null', null],
+      ['true', true],
+      ['an object', { n: 5 }],
+    ];
+    for (const key of NUMERIC_KEYS) {
+      for (const [label, value] of INVALID) {
+        it(`${key} = ${label} → default ${DEFAULTS[key]}`, () => {
+          const { config, warnings } = resolve({ enabled: true, [key]: value });
+          expect(config[key]).toBe(DEFAULTS[key]);
+          expect(warnings).toHaveLength(1);
+          expect(warnings[0]).toContain(`tools.loopDetection.${key}`);
+          expect(warnings[0]).toContain(String(DEFAULTS[key]));
+        });
+      }
+    }
+
+    for (const [label, value] of INVALID) {
+      it(`postCompactionGuard.windowSize = ${label} → default 3`, () => {
+        const { config, warnings } = resolve({ postCompactionGuard: { windowSize: value } });
+        expect(config.postCompactionGuard.windowSize).toBe(3);
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain('tools.loopDetection.postCompactionGuard.windowSize');
+      });
+    }
+
+    // SRC BUG (reported): src/config/resolve.ts isPositiveInteger() accepts any value for which
+    // Number.isInteger is true, including 1e308 (and anything ≥ 2^53). The clamp
+    // `criticalThreshold = warningThreshold + 1` then yields W again (1e308 + 1 === 1e308), so
+    // W = C = B = 1e308 and the warning "clamped to 1e+308" is false. Spec §d requires
+    // warning < critical < breaker after clamping; the brief lists 1e308 as an invalid value
+    // that must fall back with a warning. Expected: Number.isSafeInteger (or an upper bound).
+    it('a huge value (1e308) falls back with a warning naming the key', () => {
+      // 1e308 passes Number.isInteger but is far beyond Number.MAX_SAFE_INTEGER: W + 1 is
+      // then equal to W, so the warning < critical < breaker clamp cannot hold.
+      const { config, warnings } = resolve({ enabled: true, warningThreshold: 1e308 });
+      expect(config.warningThreshold).toBe(10);
+      expect(warnings.some((line) => line.includes('tools.loopDetection.warningThreshold'))).toBe(true);
+      expect(config.criticalThreshold).toBeGreaterThan(config.warningThreshold);
+      expect(config.globalCircuitBreakerThreshold).toBeGreaterThan(config.criticalThreshold);
+    });
+
+    // SRC BUG (reported): same cause as above; an unbounded history window also breaks DESIGN §5.
+    it('a huge historySize (1e308) falls back with a warning naming the key', () => {
+      const { config, warnings } = resolve({ historySize: 1e308 });
+      expect(config.historySize).toBe(30);
+      expect(warnings.some((line) => line.includes('tools.loopDetection.historySize'))).toBe(true);
+    });
+
+    it('the warning uses the given key path prefix', () => {
+      const { warnings } = resolve({ warningThreshold: 0 }, 'agents.list[2].tools.loopDetection');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('agents.list[2].tools.loopDetection.warningThreshold');
+    });
+  });
+
+  describe('booleans', () => {
+    it.each([['"yes"', 'yes'], ['1', 1], ['null', null]])('detectors.pingPong = %s → default true with a warning naming the key', (_label, value) => {
+      const { config, warnings } = resolve({ enabled: true, detectors: { pingPong: value } });
+      expect(config.detectors.pingPong).toBe(true);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('tools.loopDetection.detectors.pingPong');
+    });
+
+    it('enabled = "true" (a string) → treated as unset, with a warning naming the key', () => {
+      const { config, warnings } = resolve({ enabled: 'true' });
+      expect(config.enabled).toBe(false);
+      expect(config.postCompactionGuard.enabled).toBe(true);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('tools.loopDetection.enabled');
+    });
+
+    it('detectors that is not an object → all detectors on, with a warning naming the key', () => {
+      const { config, warnings } = resolve({ enabled: true, detectors: [false] });
+      expect(config.detectors).toEqual({ genericRepeat: true, knownPollNoProgress: true, pingPong: true });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('tools.loopDetection.detectors');
+    });
+  });
+
+  describe('clamping (each with a warning naming the key)', () => {
+    it('criticalThreshold ≤ warningThreshold → warning + 1', () => {
+      const { config, warnings } = resolve({ warningThreshold: 25 });
+      expect(config).toMatchObject({ warningThreshold: 25, criticalThreshold: 26, globalCircuitBreakerThreshold: 30 });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('tools.loopDetection.criticalThreshold');
+      expect(warnings[0]).toContain('26');
+    });
+
+    it('globalCircuitBreakerThreshold ≤ the clamped critical → critical + 1', () => {
+      const { config, warnings } = resolve({ warningThreshold: 29 });
+      expect(config).toMatchObject({ warningThreshold: 29, criticalThreshold: 30, globalCircuitBreakerThreshold: 31 });
+      expect(warnings).toHaveLength(2);
+      expect(warnings[0]).toContain('tools.loopDetection.criticalThreshold');
+      expect(warnings[1]).toContain('tools.loopDetection.globalCircuitBreakerThreshold');
+    });
+
+    it('an invalid critical falls back to 20 before clamping', () => {
+      const { config } = resolve({ warningThreshold: 25, criticalThreshold: -3 });
+      expect(config).toMatchObject({ warningThreshold: 25, criticalThreshold: 26, globalCircuitBreakerThreshold: 30 });
+    });
+
+    it('unknownToolThreshold is not clamped against the others', () => {
+      const { config, warnings } = resolve({ warningThreshold: 5, unknownToolThreshold: 1 });
+      expect(config.unknownToolThreshold).toBe(1);
+      expect(warnings).toEqual([]);
+    });
+  });
+
+  it('unknown keys do not crash and are ignored', () => {
+    const { config } = resolve({ enabled: true, turnLimit: 3, detectors: { argumentChurn: true } });
+    expect(config.enabled).toBe(true);
+    expect(config.detectors).toEqual({ genericRepeat: true, knownPollNoProgress: true, pingPong: true });
+    expect(Object.keys(config)).not.toContain('turnLimit');
+  });
+
+  it.each([['null', null], ['an array', [1]], ['a string', 'on'], ['a number', 5]])('a block that is %s → defaults with a warning', (_label, block) => {
+    const { config, warnings } = resolve(block);
+    expect(config).toEqual(DEFAULT_LOOP_DETECTION_CONFIG);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('tools.loopDetection');
+  });
+
+  it('isPositiveInteger', () => {
+    expect([1, 2, 30].every(isPositiveInteger)).toBe(true);
+    expect([0, -1, 2.5, '5', Number.NaN, Number.POSITIVE_INFINITY, null, undefined].some(isPositiveInteger)).toBe(false);
+  });
+});
