@@ -7,6 +7,7 @@
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ToolLoopGuardConfig } from '../config/types.js';
 import { markCompactionRetry } from '../instrument/mark-compaction-retry.js';
@@ -157,7 +158,10 @@ async function main(): Promise<void> {
   const processors: SpanProcessor[] = [processor];
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   if (endpoint) processors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
-  const provider = new BasicTracerProvider({ spanProcessors: processors });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'tool-loop-guard-demo' }),
+    spanProcessors: processors,
+  });
   trace.setGlobalTracerProvider(provider);
 
   console.log('tool-loop-guard demo: scripted agents, OpenClaw loop detection on their tool-call spans');
