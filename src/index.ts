@@ -9,7 +9,14 @@ export {
   type ToolLoopSpanProcessorOptions,
 } from './otel/options.js';
 export { getToolLoopVerdict, type LoopAbortEvent, type LoopEvent, type ToolSpanVerdict } from './otel/loop-event.js';
-export { DEFAULT_ADAPTERS, genAiAdapter, type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './otel/adapters/index.js';
+export {
+  DEFAULT_ADAPTERS,
+  aiSdkAdapter,
+  genAiAdapter,
+  openClawAdapter,
+  openInferenceAdapter,
+  traceloopAdapter,
+  type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './otel/adapters/index.js';
 export type { SpanView } from './otel/span-view.js';
 
 export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';

@@ -76,3 +76,55 @@ export const METRIC_TOOL_LOOP_EVENTS = 'tool_loop.events';
 /** Exception event name and message attribute (OTel semantic conventions). */
 export const EVENT_EXCEPTION = 'exception';
 export const ATTR_EXCEPTION_MESSAGE = 'exception.message';
+
+// ── Instrumentation conventions read by the built-in adapters ────────────────
+// Vercel AI SDK v5/v6 telemetry (verified against node_modules/ai/dist/index.mjs, ai@6.0.x).
+/** Span name and `ai.operationId` of an AI SDK tool execution span. */
+export const AI_SDK_TOOL_CALL = 'ai.toolCall';
+/** `ai.operationId`: the AI SDK operation a span belongs to (also its span name). */
+export const ATTR_AI_OPERATION_ID = 'ai.operationId';
+/** AI SDK root operations that open a run when no run id is known. */
+export const AI_SDK_OPERATION_GENERATE_TEXT = 'ai.generateText';
+export const AI_SDK_OPERATION_STREAM_TEXT = 'ai.streamText';
+export const ATTR_AI_TOOL_CALL_NAME = 'ai.toolCall.name';
+export const ATTR_AI_TOOL_CALL_ID = 'ai.toolCall.id';
+/** JSON text of the tool input; recorded only when `recordOutputs` is not `false`. */
+export const ATTR_AI_TOOL_CALL_ARGS = 'ai.toolCall.args';
+/** JSON text of the tool output, set before the span ends (same `recordOutputs` gate). */
+export const ATTR_AI_TOOL_CALL_RESULT = 'ai.toolCall.result';
+/** `experimental_telemetry.functionId`, on every AI SDK span. */
+export const ATTR_AI_TELEMETRY_FUNCTION_ID = 'ai.telemetry.functionId';
+/** `experimental_telemetry.metadata.runId`, on every AI SDK span of the call. */
+export const ATTR_AI_TELEMETRY_METADATA_RUN_ID = 'ai.telemetry.metadata.runId';
+
+// OpenInference (Arize) semantic conventions.
+export const ATTR_OPENINFERENCE_SPAN_KIND = 'openinference.span.kind';
+/** Value of `openinference.span.kind` on tool spans. */
+export const OPENINFERENCE_SPAN_KIND_TOOL = 'TOOL';
+export const ATTR_OPENINFERENCE_TOOL_NAME = 'tool.name';
+export const ATTR_OPENINFERENCE_INPUT_VALUE = 'input.value';
+export const ATTR_OPENINFERENCE_OUTPUT_VALUE = 'output.value';
+export const ATTR_OPENINFERENCE_SESSION_ID = 'session.id';
+
+// Traceloop / OpenLLMetry.
+export const ATTR_TRACELOOP_SPAN_KIND = 'traceloop.span.kind';
+/** Value of `traceloop.span.kind` on tool spans. */
+export const TRACELOOP_SPAN_KIND_TOOL = 'tool';
+export const ATTR_TRACELOOP_ENTITY_NAME = 'traceloop.entity.name';
+/** JSON envelope `{"args":[...],"kwargs":{...}}` of the call's parameters. */
+export const ATTR_TRACELOOP_ENTITY_INPUT = 'traceloop.entity.input';
+/** JSON text of the return value. */
+export const ATTR_TRACELOOP_ENTITY_OUTPUT = 'traceloop.entity.output';
+
+// OpenClaw diagnostics-otel.
+export const OPENCLAW_SPAN_TOOL_EXECUTION = 'openclaw.tool.execution';
+/** Run-boundary spans (they carry no run id by design). */
+export const OPENCLAW_SPAN_RUN = 'openclaw.run';
+export const OPENCLAW_SPAN_HARNESS_RUN = 'openclaw.harness.run';
+export const ATTR_OPENCLAW_TOOL_NAME = 'openclaw.toolName';
+export const ATTR_OPENCLAW_AGENT = 'openclaw.agent';
+/** `openclaw.outcome`; value {@link OPENCLAW_OUTCOME_BLOCKED} marks a call OpenClaw vetoed itself. */
+export const ATTR_OPENCLAW_OUTCOME = 'openclaw.outcome';
+export const OPENCLAW_OUTCOME_BLOCKED = 'blocked';
+export const ATTR_OPENCLAW_CONTENT_TOOL_INPUT = 'openclaw.content.tool_input';
+export const ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT = 'openclaw.content.tool_output';

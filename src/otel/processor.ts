@@ -143,7 +143,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   onEnding(span: Span): void {
     try {
-      const state = this.toolSpans.get(span);
+      const state = this.toolSpans.get(span) ?? this.matchAtEnd(span);
       if (state && !state.done) {
         state.done = true;
         this.finishToolSpan(span, state, true);
@@ -155,7 +155,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     try {
-      const state = this.toolSpans.get(span);
+      const state = this.toolSpans.get(span) ?? this.matchAtEnd(span);
       if (state && !state.done) {
         // Older SDKs have no onEnding: the span is read-only here, so record without annotating.
         state.done = true;
@@ -163,6 +163,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       }
       const scope = this.scopes.get(span);
       if (scope?.isRunRoot) this.runs.release(scope.runKey, 'root-ended');
+      if (scope) this.scopes.forget(span);
     } catch (error) {
       this.log.error(`onEnd failed: ${describeError(error)}`);
     }
@@ -181,10 +182,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     let start: ToolCallStart | undefined;
     let adapter: ToolSpanAdapter | undefined;
     let hint: RunScopeHint | undefined;
+    let rejected = false;
     for (const candidate of this.options.adapters) {
-      if (!start) {
+      if (!start && !rejected) {
         start = candidate.matchStart(span);
         if (start) adapter = candidate;
+        else rejected = candidate.rejects?.(span) === true;
       }
       const extra = candidate.scopeHint?.(span);
       if (extra) hint = hint ? { runId: hint.runId ?? extra.runId, agentId: hint.agentId ?? extra.agentId, startsRun: hint.startsRun || extra.startsRun } : extra;
@@ -205,6 +208,19 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       this.describe(state, start.argsHash, start.knownPoll, start.arguments);
       this.evaluate(span, state, run, true);
     }
+  }
+
+  /** A tool span recognised only at end (adapters' `matchEnd`); it keeps the scope resolved at its start. */
+  private matchAtEnd(span: Span | ReadableSpan): ToolSpanState | undefined {
+    for (const adapter of this.options.adapters) {
+      const start = adapter.matchEnd?.(span);
+      if (!start) continue;
+      const scope: SpanScope = this.scopes.get(span) ?? { runKey: span.spanContext().traceId, isRunRoot: false };
+      const state: ToolSpanState = { adapter, start, scope, config: this.resolver.forAgent(scope.agentId), blocked: false, done: false };
+      this.toolSpans.set(span, state);
+      return state;
+    }
+    return undefined;
   }
 
   private describe(state: ToolSpanState, argsHash: string | undefined, knownPoll: boolean | undefined, rawArguments: unknown): void {

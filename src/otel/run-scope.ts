@@ -17,6 +17,14 @@ export interface SpanScope {
  */
 export class RunScopes {
   private readonly scopes = new WeakMap<object, SpanScope>();
+  /**
+   * Remembered scopes of live spans by span id, for children whose parent context holds only
+   * the parent's span context (`trace.setSpanContext`, as OpenClaw's diagnostics-otel and the
+   * OpenInference LangChain tracer do): the parent object is then a wrapper, not the span.
+   * Entries are dropped by {@link forget} at span end and capped (oldest first).
+   */
+  private readonly bySpanId = new Map<string, SpanScope>();
+  private static readonly MAX_BY_SPAN_ID = 10_000;
 
   /** The remembered scope of a live span, if any. */
   get(span: object): SpanScope | undefined {
@@ -35,7 +43,7 @@ export class RunScopes {
     parent: object | undefined,
     isToolSpan: boolean,
   ): SpanScope {
-    const inherited = parent ? this.scopes.get(parent) : undefined;
+    const inherited = parent ? (this.scopes.get(parent) ?? this.bySpanId.get(spanIdOf(parent) ?? '')) : undefined;
     const agentId = hint?.agentId ?? inherited?.agentId;
     let scope: SpanScope;
     if (hint?.runId !== undefined) {
@@ -47,7 +55,21 @@ export class RunScopes {
     } else {
       scope = { runKey: ids.traceId, agentId, isRunRoot: !isToolSpan && parent === undefined };
     }
-    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId) this.scopes.set(span, scope);
+    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId) {
+      this.scopes.set(span, scope);
+      this.bySpanId.set(ids.spanId, scope);
+      if (this.bySpanId.size > RunScopes.MAX_BY_SPAN_ID) this.bySpanId.delete(this.bySpanId.keys().next().value as string);
+    }
     return scope;
   }
+
+  /** Drops the span-id entry of an ended span (the `WeakMap` entry goes with the span). */
+  forget(span: object): void {
+    const spanId = spanIdOf(span);
+    if (spanId !== undefined) this.bySpanId.delete(spanId);
+  }
+}
+
+function spanIdOf(span: object): string | undefined {
+  return (span as { spanContext?: () => { spanId?: string } }).spanContext?.()?.spanId;
 }

@@ -45,6 +45,17 @@ export interface ToolSpanAdapter {
   readonly name: string;
   /** Recognises a tool span at start; `undefined` when the span is not one of this convention's tool spans. */
   matchStart(span: SpanView): ToolCallStart | undefined;
+  /**
+   * `true` when the span is this convention's but not a call to judge (e.g. an OpenClaw veto
+   * span), so that later adapters (the generic GenAI one) do not claim it at start.
+   */
+  rejects?(span: SpanView): boolean;
+  /**
+   * Recognises, as the span ends, a tool span whose identifying attributes were set only after
+   * it started (e.g. Traceloop sets `traceloop.span.kind` inside the started span). Called only
+   * for spans no adapter matched at start; such spans are evaluated at end.
+   */
+  matchEnd?(span: SpanView): ToolCallStart | undefined;
   /** Reads arguments (if they arrive late) and the outcome as the span ends. */
   readEnd(span: SpanView): ToolCallEnd;
   /** Attributes holding raw content, removed after hashing when `redactContent` is on. */

@@ -60,3 +60,23 @@ export function readToolCallEnd(span: SpanView, keys: { arguments: readonly stri
     isError: errorText !== undefined,
   };
 }
+
+let uncapturedCalls = 0;
+
+/**
+ * An args hash that matches no other call, for a tool span whose arguments were never captured
+ * (content capture off). Without it every call of a tool would hash alike and healthy agents
+ * would draw `generic_repeat` warnings; with it the call still counts in the history window
+ * and error outcomes (`unknown_tool_repeat`) are still seen.
+ */
+export function uncapturedArgsHash(span: SpanView): string {
+  const ids = (span as { spanContext?: () => { spanId?: string } }).spanContext?.();
+  uncapturedCalls += 1;
+  return `uncaptured:${ids?.spanId ?? uncapturedCalls}`;
+}
+
+/** `readToolCallEnd`, with {@link uncapturedArgsHash} when the span carries no arguments at all. */
+export function readToolCallEndOrUncaptured(span: SpanView, keys: { arguments: readonly string[]; result: readonly string[] }): ToolCallEnd {
+  const end = readToolCallEnd(span, keys);
+  return end.arguments === undefined && end.argsHash === undefined ? { ...end, argsHash: uncapturedArgsHash(span) } : end;
+}

@@ -1,8 +1,21 @@
 import type { ToolSpanAdapter } from './adapter.js';
+import { aiSdkAdapter } from './ai-sdk.js';
 import { genAiAdapter } from './gen-ai.js';
+import { openClawAdapter } from './openclaw.js';
+import { openInferenceAdapter } from './openinference.js';
+import { traceloopAdapter } from './traceloop.js';
 
 export type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapter.js';
+export { aiSdkAdapter } from './ai-sdk.js';
 export { genAiAdapter } from './gen-ai.js';
+export { openClawAdapter } from './openclaw.js';
+export { openInferenceAdapter } from './openinference.js';
+export { traceloopAdapter } from './traceloop.js';
 
-/** The built-in adapters, in the order they are tried (first match wins). */
-export const DEFAULT_ADAPTERS: readonly ToolSpanAdapter[] = [genAiAdapter];
+/**
+ * The built-in adapters, in the order they are tried (first match wins). The specific
+ * conventions come before the generic GenAI one: OpenClaw's tool spans also carry
+ * `gen_ai.tool.name`, and its adapter knows their extra content attributes and vetoes.
+ * Scope hints are merged across all adapters, earlier ones first.
+ */
+export const DEFAULT_ADAPTERS: readonly ToolSpanAdapter[] = [openClawAdapter, aiSdkAdapter, openInferenceAdapter, traceloopAdapter, genAiAdapter];

@@ -1,0 +1,74 @@
+import {
+  ATTR_OPENINFERENCE_INPUT_VALUE,
+  ATTR_OPENINFERENCE_OUTPUT_VALUE,
+  ATTR_OPENINFERENCE_SESSION_ID,
+  ATTR_OPENINFERENCE_SPAN_KIND,
+  ATTR_OPENINFERENCE_TOOL_NAME,
+  OPENINFERENCE_SPAN_KIND_TOOL,
+} from '../../semconv.js';
+import { parseJsonAttribute } from '../json-attribute.js';
+import type { SpanView } from '../span-view.js';
+import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
+import { readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+
+const CONTENT_KEYS = { arguments: [ATTR_OPENINFERENCE_INPUT_VALUE], result: [ATTR_OPENINFERENCE_OUTPUT_VALUE] } as const;
+
+function isToolSpan(span: SpanView): boolean {
+  const kind = span.attributes[ATTR_OPENINFERENCE_SPAN_KIND];
+  return typeof kind === 'string' && kind.toUpperCase() === OPENINFERENCE_SPAN_KIND_TOOL;
+}
+
+function match(span: SpanView): ToolCallStart | undefined {
+  if (!isToolSpan(span)) return undefined;
+  // The LangChain tracer sets `tool.name` only at end; its span name is the tool's run name.
+  const toolName = stringAttribute(span, ATTR_OPENINFERENCE_TOOL_NAME) ?? (span.name.trim() || undefined);
+  if (toolName === undefined) return undefined;
+  return { toolName, arguments: span.attributes[ATTR_OPENINFERENCE_INPUT_VALUE] };
+}
+
+/**
+ * `output.value` as a result. The LangChain tracer writes a tool run's outputs `{output: X}`:
+ * a lone string X as itself, anything else as JSON of the whole object; a `ToolMessage` X is
+ * serialised in LangChain's constructor form, whose `kwargs` carry the per-call
+ * `tool_call_id`. Unwrapped here to X, and a serialised message to its `kwargs.content`, so
+ * that identical tool results hash alike.
+ */
+function unwrapOutput(value: unknown): unknown {
+  let parsed = parseJsonAttribute(value);
+  if (isRecord(parsed) && Object.keys(parsed).length === 1 && 'output' in parsed) parsed = parsed.output;
+  if (isRecord(parsed) && parsed.lc === 1 && parsed.type === 'constructor' && isRecord(parsed.kwargs) && 'content' in parsed.kwargs) {
+    return parsed.kwargs.content;
+  }
+  return parsed;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * OpenInference (Arize Phoenix) spans: `openinference.span.kind` = `TOOL`, `tool.name`,
+ * `input.value` / `output.value`, `session.id`.
+ *
+ * The LangChain instrumentation starts a tool span with only its kind (the span name is the
+ * tool name) and sets `tool.name`, `input.value`, `output.value` as the span ends, so such
+ * calls are judged at end (detect, annotate, abort — not block). When `input.value` is already
+ * there at start the call is judged at start. Spans whose kind arrives only at end are matched
+ * at end. Run scope: `session.id` (OpenInference's `setSession` context attribute) on
+ * OpenInference spans; otherwise the trace.
+ */
+export const openInferenceAdapter: ToolSpanAdapter = {
+  name: 'openinference',
+  contentAttributes: [ATTR_OPENINFERENCE_INPUT_VALUE, ATTR_OPENINFERENCE_OUTPUT_VALUE],
+  matchStart: match,
+  matchEnd: match,
+  readEnd(span) {
+    const end = readToolCallEndOrUncaptured(span, CONTENT_KEYS);
+    return end.hasResult ? { ...end, result: unwrapOutput(end.result) } : end;
+  },
+  scopeHint(span) {
+    if (span.attributes[ATTR_OPENINFERENCE_SPAN_KIND] === undefined) return undefined;
+    const runId = stringAttribute(span, ATTR_OPENINFERENCE_SESSION_ID);
+    return runId === undefined ? undefined : { runId };
+  },
+};

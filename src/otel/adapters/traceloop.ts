@@ -1,0 +1,60 @@
+import {
+  ATTR_TRACELOOP_ENTITY_INPUT,
+  ATTR_TRACELOOP_ENTITY_NAME,
+  ATTR_TRACELOOP_ENTITY_OUTPUT,
+  ATTR_TRACELOOP_SPAN_KIND,
+  TRACELOOP_SPAN_KIND_TOOL,
+} from '../../semconv.js';
+import { parseJsonAttribute } from '../json-attribute.js';
+import type { SpanView } from '../span-view.js';
+import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
+import { readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+
+const CONTENT_KEYS = { arguments: [ATTR_TRACELOOP_ENTITY_INPUT], result: [ATTR_TRACELOOP_ENTITY_OUTPUT] } as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The parameters inside Traceloop's input envelope. Both SDKs write `{"args": [...], "kwargs": {...}}`
+ * (the JS SDK puts a lone object parameter in `kwargs` with `args: []`). Unwrapped to the
+ * `kwargs` object when there are no positional args, to the lone positional arg when there
+ * are no kwargs, else kept whole. Anything that is not such an envelope is used as it is.
+ */
+export function unwrapTraceloopInput(value: unknown): unknown {
+  const parsed = parseJsonAttribute(value);
+  if (!isRecord(parsed) || !Array.isArray(parsed.args) || !isRecord(parsed.kwargs) || Object.keys(parsed).length !== 2) return parsed;
+  const { args, kwargs } = parsed;
+  if (args.length === 0) return kwargs;
+  if (Object.keys(kwargs).length === 0 && args.length === 1) return args[0];
+  return parsed;
+}
+
+function match(span: SpanView): ToolCallStart | undefined {
+  if (span.attributes[ATTR_TRACELOOP_SPAN_KIND] !== TRACELOOP_SPAN_KIND_TOOL) return undefined;
+  const toolName = stringAttribute(span, ATTR_TRACELOOP_ENTITY_NAME);
+  if (toolName === undefined) return undefined;
+  const input = span.attributes[ATTR_TRACELOOP_ENTITY_INPUT];
+  return { toolName, arguments: input === undefined ? undefined : unwrapTraceloopInput(input) };
+}
+
+/**
+ * Traceloop / OpenLLMetry `withTool` / `@tool` spans: `traceloop.span.kind` = `tool`,
+ * `traceloop.entity.name`, `traceloop.entity.input` (a JSON envelope, unwrapped by
+ * {@link unwrapTraceloopInput}) and `traceloop.entity.output` (JSON of the return value).
+ *
+ * The SDKs start the span first and set these attributes inside it, so a processor sees
+ * nothing at `onStart`: these spans are matched and judged at end (detect, annotate, abort —
+ * not block). Run scope: the trace, or a `tool_loop.run_id` on an ancestor.
+ */
+export const traceloopAdapter: ToolSpanAdapter = {
+  name: 'traceloop',
+  contentAttributes: [ATTR_TRACELOOP_ENTITY_INPUT, ATTR_TRACELOOP_ENTITY_OUTPUT],
+  matchStart: match,
+  matchEnd: match,
+  readEnd(span) {
+    const end = readToolCallEndOrUncaptured(span, CONTENT_KEYS);
+    return end.arguments === undefined ? end : { ...end, arguments: unwrapTraceloopInput(end.arguments) };
+  },
+};
