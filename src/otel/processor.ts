@@ -29,7 +29,6 @@ interface RunState {
   readonly runKey: string;
   readonly session: LoopSession;
   guard?: PostCompactionGuard;
-  controller?: AbortController;
   abortReason?: Error;
 }
 
@@ -64,6 +63,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private readonly log: DiagLogger;
   private readonly scopes = new RunScopes();
   private readonly toolSpans = new WeakMap<object, ToolSpanState>();
+  /**
+   * `runSignal` controllers by run key. Kept apart from run states so that a signal handed out
+   * before an idle or capacity release still aborts when the run resumes; dropped when the run's
+   * root span ends, and capped at `maxLiveRuns`.
+   */
+  private readonly controllers = new Map<string, AbortController>();
   private readonly runs: RunRegistry<RunState>;
   private readonly released: Record<RunReleaseReason, number> = { 'root-ended': 0, idle: 0, capacity: 0, shutdown: 0 };
   private readonly counter: Counter<Attributes>;
@@ -122,10 +127,16 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    * `abortOnCritical`, with a `ToolLoopBlockedError` on a critical verdict.
    */
   runSignal(runId: string): AbortSignal {
-    const run = this.runs.touch(runId.trim(), () => this.createRun(runId.trim()));
-    run.controller ??= new AbortController();
-    if (run.abortReason && !run.controller.signal.aborted) run.controller.abort(run.abortReason);
-    return run.controller.signal;
+    const key = runId.trim();
+    let controller = this.controllers.get(key);
+    if (!controller) {
+      controller = new AbortController();
+      this.controllers.set(key, controller);
+      if (this.controllers.size > this.options.maxLiveRuns) this.controllers.delete(this.controllers.keys().next().value as string);
+    }
+    const reason = this.runs.peek(key)?.abortReason;
+    if (reason && !controller.signal.aborted) controller.abort(reason);
+    return controller.signal;
   }
 
   /** Live-run and release counters. */
@@ -195,9 +206,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const parentSpan = trace.getSpan(parentContext);
     const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
     const { traceId, spanId } = span.spanContext();
-    const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined);
+    const compactionRetry = span.attributes[sc.ATTR_COMPACTION_RETRY] === true;
+    const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined || compactionRetry);
 
-    if (span.attributes[sc.ATTR_COMPACTION_RETRY] === true) this.armGuard(span, scope);
+    if (compactionRetry) this.armGuard(span, scope);
     if (!start || !adapter) return;
 
     const config = this.resolver.forAgent(scope.agentId);
@@ -386,12 +398,14 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   private abortRun(run: RunState, reason: Error): void {
     run.abortReason ??= reason;
-    if (run.controller && !run.controller.signal.aborted) run.controller.abort(run.abortReason);
+    const controller = this.controllers.get(run.runKey);
+    if (controller && !controller.signal.aborted) controller.abort(run.abortReason);
     abortRegisteredRun(run.runKey, run.abortReason);
   }
 
-  private onRelease(_key: string, _state: RunState, reason: RunReleaseReason): void {
+  private onRelease(key: string, _state: RunState, reason: RunReleaseReason): void {
     this.released[reason] += 1;
+    if (reason === 'root-ended' || reason === 'shutdown') this.controllers.delete(key);
     if (reason === 'capacity' && !this.capacityReported) {
       this.capacityReported = true;
       this.log.warn(

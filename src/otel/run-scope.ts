@@ -34,26 +34,28 @@ export class RunScopes {
   /**
    * Resolves the scope of a starting span from its hints and its parent (a live span object
    * from the parent context, or `undefined` for a root or remote parent).
-   * `isToolSpan` spans never open a run: a run outlives each of its tool calls.
+   * `joinsOnly` spans (tool calls and `compaction.retry` markers) never open a run: a run
+   * outlives each of its tool calls, and a marker started outside the run's span tree must not
+   * release the run when it ends.
    */
   resolve(
     span: object,
     ids: { traceId: string; spanId: string },
     hint: RunScopeHint | undefined,
     parent: object | undefined,
-    isToolSpan: boolean,
+    joinsOnly: boolean,
   ): SpanScope {
     const inherited = parent ? (this.scopes.get(parent) ?? this.bySpanId.get(spanIdOf(parent) ?? '')) : undefined;
     const agentId = hint?.agentId ?? inherited?.agentId;
     let scope: SpanScope;
     if (hint?.runId !== undefined) {
-      scope = { runKey: hint.runId, agentId, isRunRoot: !isToolSpan && inherited?.runKey !== hint.runId };
+      scope = { runKey: hint.runId, agentId, isRunRoot: !joinsOnly && inherited?.runKey !== hint.runId };
     } else if (inherited) {
       scope = { runKey: inherited.runKey, agentId, isRunRoot: false };
-    } else if (hint?.startsRun && !isToolSpan) {
+    } else if (hint?.startsRun && !joinsOnly) {
       scope = { runKey: `${ids.traceId}/${ids.spanId}`, agentId, isRunRoot: true };
     } else {
-      scope = { runKey: ids.traceId, agentId, isRunRoot: !isToolSpan && parent === undefined };
+      scope = { runKey: ids.traceId, agentId, isRunRoot: !joinsOnly && parent === undefined };
     }
     if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId) {
       this.scopes.set(span, scope);

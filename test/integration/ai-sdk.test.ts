@@ -356,7 +356,8 @@ describe('AI SDK streamText with runSignal', () => {
     expect(h.processor.getStats().liveRuns).toBe(1);
 
     now += 61_000;
-    h.processor.runSignal('another-run'); // any activity runs the lazy idle sweep
+    // Any tool-span activity runs the lazy idle sweep.
+    h.tracer.startSpan('execute_tool ping', { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'ping', [sc.ATTR_TOOL_LOOP_RUN_ID]: 'another-run' } }).end();
     expect(h.processor.getStats().releasedRuns.idle).toBe(1);
     expect(h.processor.getStats().liveRuns).toBe(1); // only 'another-run'
   });
