@@ -10,12 +10,10 @@ import {
   ATTR_AI_TOOL_CALL_NAME,
   ATTR_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_AGENT_ID,
-  ATTR_TOOL_LOOP_ARGS_HASH,
-  ATTR_TOOL_LOOP_POLL,
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolSpanAdapter } from './adapter.js';
-import { readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+import { readToolCallEndOrUncaptured, stringAttribute, toolCallStartOf } from './attribute-values.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_AI_TOOL_CALL_ARGS], result: [ATTR_AI_TOOL_CALL_RESULT] } as const;
 
@@ -47,14 +45,7 @@ export const aiSdkAdapter: ToolSpanAdapter = {
     if (span.name !== AI_SDK_TOOL_CALL && span.attributes[ATTR_AI_OPERATION_ID] !== AI_SDK_TOOL_CALL) return undefined;
     const toolName = stringAttribute(span, ATTR_AI_TOOL_CALL_NAME);
     if (toolName === undefined) return undefined;
-    const poll = span.attributes[ATTR_TOOL_LOOP_POLL];
-    return {
-      toolName,
-      toolCallId: stringAttribute(span, ATTR_AI_TOOL_CALL_ID),
-      argsHash: stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH),
-      knownPoll: typeof poll === 'boolean' ? poll : undefined,
-      arguments: span.attributes[ATTR_AI_TOOL_CALL_ARGS],
-    };
+    return toolCallStartOf(span, toolName, { callId: ATTR_AI_TOOL_CALL_ID, arguments: ATTR_AI_TOOL_CALL_ARGS });
   },
   readEnd(span) {
     return readToolCallEndOrUncaptured(span, CONTENT_KEYS);

@@ -7,7 +7,7 @@ import {
   EVENT_EXCEPTION,
 } from '../../semconv.js';
 import { STATUS_CODE_ERROR, type SpanView } from '../span-view.js';
-import type { ToolCallEnd } from './adapter.js';
+import type { ToolCallEnd, ToolCallStart } from './adapter.js';
 
 /** A non-blank string attribute, trimmed; `undefined` otherwise. */
 export function stringAttribute(span: SpanView, key: string): string | undefined {
@@ -24,6 +24,26 @@ export function firstStringAttribute(span: SpanView, keys: readonly string[]): s
     if (value !== undefined) return value;
   }
   return undefined;
+}
+
+/** `tool_loop.poll` when it is a boolean. */
+export function pollAttribute(span: SpanView): boolean | undefined {
+  const poll = span.attributes[ATTR_TOOL_LOOP_POLL];
+  return typeof poll === 'boolean' ? poll : undefined;
+}
+
+/**
+ * A tool call recognised at start from a convention's call-id and arguments attributes, plus
+ * our own `tool_loop.args_hash` / `tool_loop.poll`.
+ */
+export function toolCallStartOf(span: SpanView, toolName: string, keys: { callId: string; arguments: string }): ToolCallStart {
+  return {
+    toolName,
+    toolCallId: stringAttribute(span, keys.callId),
+    argsHash: stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH),
+    knownPoll: pollAttribute(span),
+    arguments: span.attributes[keys.arguments],
+  };
 }
 
 /** The error text of a failed span: status message, else the last `exception` event's message. */
@@ -47,10 +67,9 @@ export function readToolCallEnd(span: SpanView, keys: { arguments: readonly stri
   const errorText = spanErrorText(span);
   const resultKey = keys.result.find((key) => span.attributes[key] !== undefined);
   const argumentsKey = keys.arguments.find((key) => span.attributes[key] !== undefined);
-  const poll = span.attributes[ATTR_TOOL_LOOP_POLL];
   return {
     argsHash: stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH),
-    knownPoll: typeof poll === 'boolean' ? poll : undefined,
+    knownPoll: pollAttribute(span),
     arguments: argumentsKey === undefined ? undefined : span.attributes[argumentsKey],
     resultHash: stringAttribute(span, ATTR_TOOL_LOOP_RESULT_HASH),
     unknownToolName: stringAttribute(span, ATTR_TOOL_LOOP_UNKNOWN_TOOL)?.toLowerCase(),

@@ -4,12 +4,10 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
-  ATTR_TOOL_LOOP_ARGS_HASH,
-  ATTR_TOOL_LOOP_POLL,
   ATTR_TOOL_LOOP_RUN_ID,
 } from '../../semconv.js';
 import type { ToolSpanAdapter } from './adapter.js';
-import { readToolCallEnd, stringAttribute } from './attribute-values.js';
+import { readToolCallEnd, stringAttribute, toolCallStartOf } from './attribute-values.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS], result: [ATTR_GEN_AI_TOOL_CALL_RESULT] } as const;
 
@@ -24,14 +22,7 @@ export const genAiAdapter: ToolSpanAdapter = {
   matchStart(span) {
     const toolName = stringAttribute(span, ATTR_GEN_AI_TOOL_NAME);
     if (toolName === undefined) return undefined;
-    const poll = span.attributes[ATTR_TOOL_LOOP_POLL];
-    return {
-      toolName,
-      toolCallId: stringAttribute(span, ATTR_GEN_AI_TOOL_CALL_ID),
-      argsHash: stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH),
-      knownPoll: typeof poll === 'boolean' ? poll : undefined,
-      arguments: span.attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS],
-    };
+    return toolCallStartOf(span, toolName, { callId: ATTR_GEN_AI_TOOL_CALL_ID, arguments: ATTR_GEN_AI_TOOL_CALL_ARGUMENTS });
   },
   readEnd(span) {
     return readToolCallEnd(span, CONTENT_KEYS);
