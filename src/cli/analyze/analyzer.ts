@@ -1,0 +1,239 @@
+import { AgentConfigResolver } from '../../config/agent-config-resolver.js';
+import type { ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from '../../config/types.js';
+import { createDigester, type Digester } from '../../engine/digest.js';
+import { silentLogger, type EngineLogger } from '../../engine/logger.js';
+import type { ToolSpanAdapter } from '../../otel/adapters/adapter.js';
+import { DEFAULT_ADAPTERS } from '../../otel/adapters/index.js';
+import { expandInputs } from '../files.js';
+import type { Progress } from '../progress.js';
+import { readInputFile, type DetectedKind } from '../readers/input.js';
+import type { InputFormat, InputProblem } from '../readers/types.js';
+import { prepareTrajectoryCall, replayCall } from '../replay/call-sequence.js';
+import { RunReplay, type ReplayEvent, type RunCounters } from '../replay/run-replay.js';
+import { prepareSpan } from '../replay/tool-span-reading.js';
+import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
+import type { SpanView } from '../../otel/span-view.js';
+
+/** The processor's defaults for run release (see `src/otel/options.ts`). */
+export const DEFAULT_REPLAY_IDLE_TTL_MS = 15 * 60 * 1000;
+export const DEFAULT_REPLAY_MAX_LIVE_RUNS = 10_000;
+
+export interface AnalyzeOptions {
+  /** Files and folders (folders are walked for .json / .jsonl / .ndjson). */
+  readonly inputs: readonly string[];
+  /** Force a format instead of detecting it per file. */
+  readonly format?: InputFormat;
+  /** OpenClaw-shaped config, as the processor takes it. */
+  readonly config: ToolLoopGuardConfig;
+  /** Leave out trajectory steps marked `synthetic` (harness-inserted). Default false. */
+  readonly skipSynthetic?: boolean;
+  /** Receives the engine's log lines (silent by default). */
+  readonly logger?: EngineLogger;
+  /** Receives config resolution warnings (silent by default). */
+  readonly configLogger?: EngineLogger;
+  readonly adapters?: readonly ToolSpanAdapter[];
+  readonly digester?: Digester;
+  readonly runIdleTtlMs?: number;
+  readonly maxLiveRuns?: number;
+  readonly progress?: Progress;
+  /** Called as each problem is found (reports also list them). */
+  readonly onProblem?: (problem: InputProblem) => void;
+}
+
+/** One analysed run. */
+export interface RunReport {
+  /** Trajectory: the file; traces: the run scope (run id, or trace id). */
+  readonly id: string;
+  readonly format: InputFormat;
+  /** The file the run was read from (the first one, for traces). */
+  readonly source?: string;
+  readonly service?: string;
+  readonly agentId?: string;
+  readonly calls: number;
+  readonly warnings: number;
+  readonly suppressedWarnings: number;
+  readonly blocks: number;
+  readonly aborts: number;
+  readonly arms: number;
+  readonly firstBlock?: { readonly call: number; readonly step?: number };
+  readonly firstAbort?: number;
+  readonly events: readonly ReplayEvent[];
+}
+
+/** One input file. */
+export interface InputReport {
+  readonly file: string;
+  readonly format?: DetectedKind;
+  readonly layout?: 'lines' | 'document';
+  readonly spans: number;
+  readonly calls: number;
+  readonly problems: number;
+  /** The file held no JSON (empty or blank). */
+  readonly empty?: boolean;
+}
+
+export interface AnalyzeTotals {
+  readonly files: number;
+  readonly runs: number;
+  readonly calls: number;
+  readonly warnings: number;
+  readonly blocks: number;
+  readonly aborts: number;
+  readonly runsWithWarnings: number;
+  readonly runsWithBlocks: number;
+  readonly runsWithAborts: number;
+  readonly problems: number;
+}
+
+export interface AnalyzeReport {
+  /** The resolved global config (per-agent blocks may differ). */
+  readonly config: ResolvedLoopDetectionConfig;
+  readonly inputs: readonly InputReport[];
+  readonly runs: readonly RunReport[];
+  readonly totals: AnalyzeTotals;
+  readonly problems: readonly InputProblem[];
+}
+
+function runReport(base: { id: string; format: InputFormat; source?: string; service?: string; agentId?: string }, counters: RunCounters, events: readonly ReplayEvent[]): RunReport {
+  return {
+    ...base,
+    calls: counters.calls,
+    warnings: counters.warnings,
+    suppressedWarnings: counters.suppressedWarnings,
+    blocks: counters.blocks,
+    aborts: counters.aborts,
+    arms: counters.arms,
+    ...(counters.firstBlock !== undefined
+      ? { firstBlock: counters.firstBlockStep !== undefined ? { call: counters.firstBlock, step: counters.firstBlockStep } : { call: counters.firstBlock } }
+      : {}),
+    ...(counters.firstAbort !== undefined ? { firstAbort: counters.firstAbort } : {}),
+    events,
+  };
+}
+
+/**
+ * Replays recorded runs through the engine and reports every emitted warning, block and
+ * abort. Trajectory files are streamed and replayed one run per file. Trace files (OTLP,
+ * Jaeger) are streamed into compact hashed spans — raw arguments and results are dropped as
+ * soon as they are hashed — and replayed together in time order once every file is read,
+ * so a trace split over several files (rotation) is rebuilt whole.
+ */
+export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
+  const digester = options.digester ?? (await createDigester());
+  const adapters = options.adapters ?? DEFAULT_ADAPTERS;
+  const resolver = new AgentConfigResolver(options.config, options.configLogger ?? silentLogger);
+  const logger = options.logger ?? silentLogger;
+  const problems: InputProblem[] = [];
+  const report = (problem: InputProblem) => {
+    problems.push(problem);
+    options.progress?.clear();
+    options.onProblem?.(problem);
+  };
+
+  const expanded = await expandInputs(options.inputs);
+  expanded.problems.forEach(report);
+  const inputs: InputReport[] = [];
+  const runs: RunReport[] = [];
+  const pool: PooledSpan[] = [];
+  const services = new Map<string, string>();
+
+  for (const [fileIndex, file] of expanded.files.entries()) {
+    let format: DetectedKind | undefined;
+    let layout: 'lines' | 'document' | undefined;
+    let spans = 0;
+    let calls = 0;
+    let fileProblems = 0;
+    let trajectory: RunReplay | undefined;
+    let empty = false;
+    const progress = () => options.progress?.update(() => `analyzing ${fileIndex + 1}/${expanded.files.length} ${file}: ${spans} spans, ${calls} calls`);
+    await readInputFile(file, options.format, {
+      format(detected, how) {
+        format = detected;
+        layout = how;
+        if (detected === 'trajectory') trajectory = new RunReplay(file, { logger });
+      },
+      span(span) {
+        spans += 1;
+        if (span.service !== undefined && !services.has(span.process)) services.set(span.process, span.service);
+        const ids = { traceId: span.traceId, spanId: span.spanId };
+        pool.push(pooledSpan({
+          traceId: span.traceId,
+          spanId: span.spanId,
+          ...(span.parentSpanId !== undefined ? { parentSpanId: span.parentSpanId } : {}),
+          startUs: span.startUs,
+          endUs: span.endUs,
+          process: span.process,
+          source: file,
+          // Adapters may read the span's ids (e.g. for calls whose arguments were not captured).
+          prepared: prepareSpan(adapters, digester, { ...span.view, spanContext: () => ids } as SpanView),
+        }));
+        if ((spans & 1023) === 0) progress();
+      },
+      call(call) {
+        if (options.skipSynthetic && call.synthetic) return;
+        calls += 1;
+        replayCall(trajectory!, prepareTrajectoryCall(digester, call), resolver.forAgent(undefined));
+        if ((calls & 255) === 0) progress();
+      },
+      empty() {
+        empty = true;
+      },
+      problem(message, line) {
+        fileProblems += 1;
+        report({ file, ...(line !== undefined ? { line } : {}), message });
+      },
+    });
+    progress();
+    inputs.push({ file, ...(format !== undefined ? { format } : {}), ...(layout !== undefined ? { layout } : {}), spans, calls, problems: fileProblems, ...(empty ? { empty } : {}) });
+    if (trajectory) runs.push(runReport({ id: file, format: 'trajectory', source: file }, trajectory.counters, trajectory.events));
+  }
+
+  if (pool.length > 0) {
+    options.progress?.update(() => `replaying ${pool.length} spans`);
+    const traceRuns = replayTraces(pool, {
+      resolver,
+      logger,
+      runIdleTtlMs: options.runIdleTtlMs ?? DEFAULT_REPLAY_IDLE_TTL_MS,
+      maxLiveRuns: options.maxLiveRuns ?? DEFAULT_REPLAY_MAX_LIVE_RUNS,
+    });
+    const formatOf = new Map(inputs.map((input) => [input.file, input.format]));
+    for (const run of traceRuns) {
+      const format = formatOf.get(run.source ?? '');
+      const service = services.get(run.process);
+      runs.push(
+        runReport(
+          {
+            id: run.runKey,
+            format: format === 'jaeger' ? 'jaeger' : 'otlp',
+            ...(run.source !== undefined ? { source: run.source } : {}),
+            ...(service !== undefined ? { service } : {}),
+            ...(run.agentId !== undefined ? { agentId: run.agentId } : {}),
+          },
+          run.replay.counters,
+          run.replay.events,
+        ),
+      );
+    }
+  }
+  options.progress?.clear();
+
+  const sum = (pick: (run: RunReport) => number) => runs.reduce((total, run) => total + pick(run), 0);
+  return {
+    config: resolver.forAgent(undefined),
+    inputs,
+    runs,
+    totals: {
+      files: expanded.files.length,
+      runs: runs.length,
+      calls: sum((run) => run.calls),
+      warnings: sum((run) => run.warnings),
+      blocks: sum((run) => run.blocks),
+      aborts: sum((run) => run.aborts),
+      runsWithWarnings: runs.filter((run) => run.warnings > 0).length,
+      runsWithBlocks: runs.filter((run) => run.blocks > 0).length,
+      runsWithAborts: runs.filter((run) => run.aborts > 0).length,
+      problems: problems.length,
+    },
+    problems,
+  };
+}

@@ -1,0 +1,116 @@
+import type { AgentConfigResolver } from '../../config/agent-config-resolver.js';
+import type { EngineLogger } from '../../engine/logger.js';
+import { SpanReplayer, type ReplayedRun, type ReplaySpan } from './span-replayer.js';
+
+/** A prepared span with its place in the recorded trace tree and timeline. */
+export interface PooledSpan extends ReplaySpan {
+  readonly parentSpanId?: string;
+  /** Start and end, microseconds since the epoch. */
+  readonly startUs: number;
+  readonly endUs: number;
+  /** The emitting process (resource / Jaeger process); each has its own processor live. */
+  readonly process: string;
+}
+
+/** Builds a {@link PooledSpan} (with the `spanContext()` the run scopes use). */
+export function pooledSpan(fields: Omit<PooledSpan, 'spanContext'>): PooledSpan {
+  return Object.assign(Object.create(POOLED_SPAN_PROTO) as PooledSpan, fields);
+}
+
+const POOLED_SPAN_PROTO = {
+  spanContext(this: PooledSpan) {
+    return { traceId: this.traceId, spanId: this.spanId };
+  },
+};
+
+/** A replayed run and the process it ran in. */
+export interface ProcessRun extends ReplayedRun {
+  readonly process: string;
+}
+
+export interface TraceReplayOptions {
+  readonly resolver: AgentConfigResolver;
+  readonly logger?: EngineLogger;
+  readonly runIdleTtlMs: number;
+  readonly maxLiveRuns: number;
+}
+
+interface TimelineEvent {
+  readonly time: number;
+  /** 0: end of a span with a duration; 1: a start; 2: end of a zero-duration span. */
+  readonly phase: 0 | 1 | 2;
+  /** Starts shallowest first, ends deepest first. */
+  readonly depthKey: number;
+  readonly seq: number;
+  readonly span: PooledSpan;
+  readonly start: boolean;
+}
+
+const keyOf = (process: string, traceId: string, spanId: string) => `${process}\u0000${traceId}\u0000${spanId}`;
+
+/**
+ * Rebuilds the span trees of recorded traces and replays every start and end in time order
+ * through one {@link SpanReplayer} per process (live, each process has its own processor,
+ * and a parent in another process is a remote parent). Ties at one timestamp: ends of spans
+ * that lasted, then starts (parents before children), then ends of zero-length spans
+ * (children before parents), then input order.
+ */
+export function replayTraces(spans: readonly PooledSpan[], options: TraceReplayOptions): ProcessRun[] {
+  const byKey = new Map<string, PooledSpan>();
+  for (const span of spans) byKey.set(keyOf(span.process, span.traceId, span.spanId), span);
+  const parentOf = (span: PooledSpan): PooledSpan | undefined =>
+    span.parentSpanId === undefined ? undefined : byKey.get(keyOf(span.process, span.traceId, span.parentSpanId));
+
+  const depths = new Map<PooledSpan, number>();
+  const depthOf = (span: PooledSpan): number => {
+    const known = depths.get(span);
+    if (known !== undefined) return known;
+    const chain: PooledSpan[] = [];
+    const seen = new Set<PooledSpan>();
+    let cursor: PooledSpan | undefined = span;
+    let base = 0;
+    while (cursor && !seen.has(cursor)) {
+      const cached = depths.get(cursor);
+      if (cached !== undefined) {
+        base = cached + 1;
+        break;
+      }
+      seen.add(cursor);
+      chain.push(cursor);
+      cursor = parentOf(cursor);
+    }
+    for (let i = chain.length - 1; i >= 0; i -= 1) depths.set(chain[i], base + (chain.length - 1 - i));
+    return depths.get(span)!;
+  };
+
+  const events: TimelineEvent[] = [];
+  spans.forEach((span, seq) => {
+    const depth = depthOf(span);
+    const endUs = Math.max(span.endUs, span.startUs);
+    events.push({ time: span.startUs, phase: 1, depthKey: depth, seq, span, start: true });
+    events.push({ time: endUs, phase: endUs > span.startUs ? 0 : 2, depthKey: -depth, seq, span, start: false });
+  });
+  events.sort((a, b) => a.time - b.time || a.phase - b.phase || a.depthKey - b.depthKey || a.seq - b.seq);
+
+  const replayers = new Map<string, SpanReplayer>();
+  const replayerOf = (process: string): SpanReplayer => {
+    let replayer = replayers.get(process);
+    if (!replayer) {
+      replayer = new SpanReplayer(options);
+      replayers.set(process, replayer);
+    }
+    return replayer;
+  };
+  for (const event of events) {
+    const replayer = replayerOf(event.span.process);
+    const timeMs = event.time / 1000;
+    if (event.start) replayer.start(event.span, parentOf(event.span), timeMs);
+    else replayer.end(event.span, timeMs);
+  }
+  const runs: ProcessRun[] = [];
+  for (const [process, replayer] of replayers) {
+    replayer.finish();
+    for (const run of replayer.runs) runs.push(Object.assign(run, { process }));
+  }
+  return runs;
+}
