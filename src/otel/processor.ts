@@ -5,30 +5,33 @@ import { loadConfigFile } from '../config/load-file.js';
 import type { ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from '../config/types.js';
 import { CompactionLoopPersistedError } from '../engine/compaction-loop-persisted-error.js';
 import { createDigester, type Digester } from '../engine/digest.js';
-import { LoopSession } from '../engine/loop-session.js';
-import { hashToolOutcome, type OutcomeHash } from '../engine/outcome-hash.js';
-import { PostCompactionGuard, type GuardVerdict } from '../engine/post-compaction-guard.js';
-import { describeToolCall } from '../engine/tool-call.js';
+import { LoopRun, type GuardAbort } from '../engine/loop-run.js';
 import { ToolLoopBlockedError } from '../engine/tool-loop-blocked-error.js';
 import type { LoopVerdict, ToolCallSignature } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import { PACKAGE_NAME } from '../version.js';
-import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
-import { parseJsonAttribute } from './json-attribute.js';
-import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
-import { setToolLoopVerdict } from './loop-event.js';
-import { shareDigester } from './shared-digester.js';
+import type { ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
+import { setToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
 import { createLoopEventCounter } from './metrics.js';
+import {
+  describeAtEnd,
+  describeToolSpanCall,
+  hashToolSpanOutcome,
+  knownAtStart,
+  matchSpanEnd,
+  readSpanStart,
+  type DescribedCall,
+} from './tool-span-reading.js';
 import { resolveProcessorOptions, type ResolvedProcessorOptions, type ToolLoopSpanProcessorOptions } from './options.js';
 import { abortRegisteredRun } from './run-abort-registry.js';
 import { RunRegistry, type RunReleaseReason } from './run-registry.js';
 import { RunScopes, type SpanScope } from './run-scope.js';
+import { shareDigester } from './shared-digester.js';
 
 /** A run's detection state. */
 interface RunState {
   readonly runKey: string;
-  readonly session: LoopSession;
-  guard?: PostCompactionGuard;
+  readonly loop: LoopRun;
   abortReason?: Error;
 }
 
@@ -190,23 +193,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   private handleStart(span: Span, parentContext: Context): void {
-    let start: ToolCallStart | undefined;
-    let adapter: ToolSpanAdapter | undefined;
-    let hint: RunScopeHint | undefined;
-    let rejected = false;
-    for (const candidate of this.options.adapters) {
-      if (!start && !rejected) {
-        start = candidate.matchStart(span);
-        if (start) adapter = candidate;
-        else rejected = candidate.rejects?.(span) === true;
-      }
-      const extra = candidate.scopeHint?.(span);
-      if (extra) hint = hint ? { runId: hint.runId ?? extra.runId, agentId: hint.agentId ?? extra.agentId, startsRun: hint.startsRun || extra.startsRun } : extra;
-    }
+    const { adapter, start, hint, compactionRetry } = readSpanStart(this.options.adapters, span);
     const parentSpan = trace.getSpan(parentContext);
     const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
     const { traceId, spanId } = span.spanContext();
-    const compactionRetry = span.attributes[sc.ATTR_COMPACTION_RETRY] === true;
     const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined || compactionRetry);
 
     if (compactionRetry) this.armGuard(span, scope);
@@ -216,52 +206,39 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const run = this.runs.touch(scope.runKey, () => this.createRun(scope.runKey));
     const state: ToolSpanState = { adapter, start, scope, config, blocked: false, done: false };
     this.toolSpans.set(span, state);
-    if (start.argsHash !== undefined || start.arguments !== undefined) {
-      this.describe(state, start.argsHash, start.knownPoll, start.arguments);
+    if (knownAtStart(start)) {
+      this.describe(state, describeToolSpanCall(this.digester, start.toolName, start.argsHash, start.knownPoll, start.arguments));
       this.evaluate(span, state, run, true);
     }
   }
 
   /** A tool span recognised only at end (adapters' `matchEnd`); it keeps the scope resolved at its start. */
   private matchAtEnd(span: Span | ReadableSpan): ToolSpanState | undefined {
-    for (const adapter of this.options.adapters) {
-      const start = adapter.matchEnd?.(span);
-      if (!start) continue;
-      const scope: SpanScope = this.scopes.get(span) ?? { runKey: span.spanContext().traceId, isRunRoot: false };
-      const state: ToolSpanState = { adapter, start, scope, config: this.resolver.forAgent(scope.agentId), blocked: false, done: false };
-      this.toolSpans.set(span, state);
-      return state;
-    }
-    return undefined;
+    const match = matchSpanEnd(this.options.adapters, span);
+    if (!match) return undefined;
+    const scope: SpanScope = this.scopes.get(span) ?? { runKey: span.spanContext().traceId, isRunRoot: false };
+    const state: ToolSpanState = { ...match, scope, config: this.resolver.forAgent(scope.agentId), blocked: false, done: false };
+    this.toolSpans.set(span, state);
+    return state;
   }
 
-  private describe(state: ToolSpanState, argsHash: string | undefined, knownPoll: boolean | undefined, rawArguments: unknown): void {
-    const { toolName } = state.start;
-    if (argsHash !== undefined) {
-      state.call = { toolName, argsHash, knownPoll: knownPoll ?? false, runId: state.scope.runKey };
-      return;
-    }
-    state.params = parseJsonAttribute(rawArguments);
-    const described = describeToolCall(this.digester, toolName, state.params, state.scope.runKey);
-    state.call = knownPoll === undefined ? described : { ...described, knownPoll };
+  private describe(state: ToolSpanState, described: DescribedCall): void {
+    state.call = { ...described.identity, runId: state.scope.runKey };
+    state.params = described.params;
   }
 
   private evaluate(span: Span, state: ToolSpanState, run: RunState, annotate: boolean): void {
     const call = state.call!;
-    const check = run.session.check(call, state.config);
+    const check = run.loop.judge(call, state.start.toolCallId, state.config);
     const { verdict } = check;
-    if (verdict) {
-      const error = check.blocked ? new ToolLoopBlockedError(verdict.message, { ...verdict, toolName: call.toolName }) : undefined;
-      setToolLoopVerdict(span, { level: verdict.level, detector: verdict.detector, count: verdict.count, message: verdict.message, emitted: check.emit, error });
-      if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, verdict.level === 'critical' ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
-      if (check.emit) this.emitVerdict(span, state, verdict, annotate);
-      if (error) {
-        state.blocked = true;
-        if (this.options.abortOnCritical) this.abortRun(run, error);
-      }
-    }
-    if (!check.blocked) {
-      run.session.recordCall({ toolName: call.toolName, argsHash: call.argsHash, toolCallId: state.start.toolCallId, runId: call.runId }, state.config);
+    if (!verdict) return;
+    const error = check.blocked ? new ToolLoopBlockedError(verdict.message, { ...verdict, toolName: call.toolName }) : undefined;
+    setToolLoopVerdict(span, { level: verdict.level, detector: verdict.detector, count: verdict.count, message: verdict.message, emitted: check.emit, error });
+    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, verdict.level === 'critical' ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
+    if (check.emit) this.emitVerdict(span, state, verdict, annotate);
+    if (error) {
+      state.blocked = true;
+      if (this.options.abortOnCritical) this.abortRun(run, error);
     }
   }
 
@@ -302,20 +279,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const end = state.adapter.readEnd(span);
     const run = this.runs.touch(state.scope.runKey, () => this.createRun(state.scope.runKey));
     if (!state.call) {
-      this.describe(state, end.argsHash ?? state.start.argsHash, end.knownPoll ?? state.start.knownPoll, end.arguments ?? state.start.arguments);
+      this.describe(state, describeAtEnd(this.digester, state.start, end));
       this.evaluate(span as Span, state, run, annotate);
     }
     if (!state.blocked) {
-      const outcome = this.outcomeOf(state, end);
-      if (outcome.resultHash !== undefined) {
-        const call = state.call!;
-        run.session.recordOutcome(
-          { toolName: call.toolName, argsHash: call.argsHash, toolCallId: state.start.toolCallId, runId: call.runId, resultHash: outcome.resultHash, unknownToolName: outcome.unknownToolName },
-          state.config,
-        );
-        const verdict = this.guardOf(run, state.config).observe({ toolName: call.toolName, argsHash: call.argsHash, resultHash: outcome.resultHash });
-        if (verdict.shouldAbort) this.abortOnGuard(span as Span, state, run, verdict, annotate);
-      }
+      const outcome = hashToolSpanOutcome(this.digester, state.start.toolName, state.params, end);
+      const abort = run.loop.complete(state.call!, state.start.toolCallId, outcome, state.config);
+      if (abort) this.abortOnGuard(span as Span, state, run, abort, annotate);
     }
     if (annotate && this.options.redactContent) {
       const attributes = (span as Span).attributes as Record<string, unknown>;
@@ -323,15 +293,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     }
   }
 
-  private outcomeOf(state: ToolSpanState, end: ToolCallEnd): OutcomeHash {
-    if (end.resultHash !== undefined) return { resultHash: end.resultHash, unknownToolName: end.unknownToolName };
-    const toolName = state.start.toolName;
-    if (end.isError) return hashToolOutcome(this.digester, { toolName, params: state.params, error: end.errorText ?? '', isError: true });
-    if (!end.hasResult) return {};
-    return hashToolOutcome(this.digester, { toolName, params: state.params, result: parseJsonAttribute(end.result) });
-  }
-
-  private abortOnGuard(span: Span, state: ToolSpanState, run: RunState, verdict: Extract<GuardVerdict, { shouldAbort: true }>, annotate: boolean): void {
+  private abortOnGuard(span: Span, state: ToolSpanState, run: RunState, verdict: GuardAbort, annotate: boolean): void {
     const error = CompactionLoopPersistedError.fromVerdict(verdict);
     const attributes: Attributes = {
       [sc.ATTR_TOOL_LOOP_DETECTOR]: verdict.detector,
@@ -369,8 +331,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private armGuard(span: Span, scope: SpanScope): void {
     const config = this.resolver.forAgent(scope.agentId);
     const run = this.runs.touch(scope.runKey, () => this.createRun(scope.runKey));
-    const guard = this.guardOf(run, config);
-    guard.arm();
+    const guard = run.loop.arm(config);
     if (!guard.enabled) return;
     const attributes: Attributes = {
       [sc.ATTR_TOOL_LOOP_DETECTOR]: sc.COMPACTION_LOOP_PERSISTED,
@@ -387,13 +348,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.count(attributes);
   }
 
-  private guardOf(run: RunState, config: ResolvedLoopDetectionConfig): PostCompactionGuard {
-    run.guard ??= new PostCompactionGuard({ ...config.postCompactionGuard, logger: this.log });
-    return run.guard;
-  }
-
   private createRun(runKey: string): RunState {
-    return { runKey, session: new LoopSession({ logger: this.log, now: this.options.clock }) };
+    return { runKey, loop: new LoopRun({ logger: this.log, now: this.options.clock }) };
   }
 
   private abortRun(run: RunState, reason: Error): void {

@@ -10,7 +10,7 @@ import { readInputFile, type DetectedKind } from '../readers/input.js';
 import type { InputFormat, InputProblem } from '../readers/types.js';
 import { prepareTrajectoryCall, replayCall } from '../replay/call-sequence.js';
 import { RunReplay, type ReplayEvent, type RunCounters } from '../replay/run-replay.js';
-import { prepareSpan } from '../replay/tool-span-reading.js';
+import { prepareSpan } from '../replay/prepared-span.js';
 import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
 import type { SpanView } from '../../otel/span-view.js';
 

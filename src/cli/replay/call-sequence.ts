@@ -4,7 +4,7 @@ import { genAiAdapter } from '../../otel/adapters/gen-ai.js';
 import { trajectoryCallSpan } from '../readers/trajectory.js';
 import type { TrajectoryCall } from '../readers/types.js';
 import type { RunReplay } from './run-replay.js';
-import { prepareSpan, type PreparedToolCall } from './tool-span-reading.js';
+import { prepareSpan, type PreparedToolCall } from './prepared-span.js';
 
 /** A hashed call of a sequential run (one call finishes before the next starts). */
 export interface SequencedCall {

@@ -1,10 +1,10 @@
 import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
 import type { EngineLogger } from '../../engine/logger.js';
-import { LoopSession, type LoopCheck } from '../../engine/loop-session.js';
+import type { LoopCheck } from '../../engine/loop-session.js';
+import { LoopRun } from '../../engine/loop-run.js';
 import type { OutcomeHash } from '../../engine/outcome-hash.js';
-import { PostCompactionGuard } from '../../engine/post-compaction-guard.js';
 import type { ToolCallSignature } from '../../engine/types.js';
-import type { CallIdentity } from './tool-span-reading.js';
+import type { CallIdentity } from '../../otel/tool-span-reading.js';
 
 /** What a replayed verdict did. `arm` marks a compaction-retry that armed the guard. */
 export type ReplayAction = 'warn' | 'block' | 'abort' | 'arm';
@@ -59,29 +59,25 @@ export interface RunReplayOptions {
 }
 
 /**
- * One run's detection state replayed offline: the engine's {@link LoopSession} and
- * {@link PostCompactionGuard}, driven in the processor's order — check the call (at span
- * start when arguments are known then, else at its end), record it unless blocked, then
- * record the hashed outcome (never for a blocked call) and let the guard observe it.
+ * One run replayed offline: the engine's {@link LoopRun} — the same class the span processor
+ * drives — plus the counters and event list of a report. Calls are judged at span start when
+ * arguments are known then, else at their end.
  *
  * A blocked call is counted and its outcome is not recorded: live, it would not have run
  * (the veto result carries no hash), so the block stays in force for identical calls.
  */
 export class RunReplay {
-  readonly session: LoopSession;
+  readonly loop: LoopRun;
   readonly counters: RunCounters = { calls: 0, warnings: 0, suppressedWarnings: 0, blocks: 0, aborts: 0, arms: 0 };
   readonly events: ReplayEvent[] = [];
-  private guard?: PostCompactionGuard;
   private readonly keepEvents: boolean;
-  private readonly logger?: EngineLogger;
 
   constructor(
     readonly runKey: string,
     options: RunReplayOptions = {},
   ) {
-    this.session = new LoopSession({ logger: options.logger, now: options.now });
+    this.loop = new LoopRun({ logger: options.logger, now: options.now });
     this.keepEvents = options.keepEvents ?? true;
-    this.logger = options.logger;
   }
 
   /** Numbers a new call of this run (at its span start, so late-judged calls keep their place). */
@@ -97,7 +93,7 @@ export class RunReplay {
     meta: { index: number; step?: number; toolCallId?: string; phase: 'start' | 'end' },
   ): CallHandle {
     const call: ToolCallSignature = { toolName: identity.toolName, argsHash: identity.argsHash, knownPoll: identity.knownPoll, runId: this.runKey };
-    const check = this.session.check(call, config);
+    const check = this.loop.judge(call, meta.toolCallId, config);
     const { verdict } = check;
     if (verdict) {
       if (check.blocked) {
@@ -124,9 +120,6 @@ export class RunReplay {
         });
       }
     }
-    if (!check.blocked) {
-      this.session.recordCall({ toolName: call.toolName, argsHash: call.argsHash, toolCallId: meta.toolCallId, runId: call.runId }, config);
-    }
     return { call, toolCallId: meta.toolCallId, config, index: meta.index, step: meta.step, check };
   }
 
@@ -135,14 +128,9 @@ export class RunReplay {
    * lets the post-compaction guard observe it. Returns true when the guard aborts the run.
    */
   complete(handle: CallHandle, outcome: OutcomeHash): boolean {
-    if (handle.check.blocked || outcome.resultHash === undefined) return false;
-    const { call, config } = handle;
-    this.session.recordOutcome(
-      { toolName: call.toolName, argsHash: call.argsHash, toolCallId: handle.toolCallId, runId: call.runId, resultHash: outcome.resultHash, unknownToolName: outcome.unknownToolName },
-      config,
-    );
-    const verdict = this.guardOf(config).observe({ toolName: call.toolName, argsHash: call.argsHash, resultHash: outcome.resultHash });
-    if (!verdict.shouldAbort) return false;
+    if (handle.check.blocked) return false;
+    const verdict = this.loop.complete(handle.call, handle.toolCallId, outcome, handle.config);
+    if (!verdict) return false;
     this.counters.aborts += 1;
     this.counters.firstAbort ??= handle.index;
     if (this.keepEvents) {
@@ -163,8 +151,7 @@ export class RunReplay {
 
   /** A compaction-retry: (re-)arms the post-compaction guard. */
   arm(config: ResolvedLoopDetectionConfig): void {
-    const guard = this.guardOf(config);
-    guard.arm();
+    const guard = this.loop.arm(config);
     if (!guard.enabled) return;
     this.counters.arms += 1;
     if (this.keepEvents) {
@@ -179,11 +166,5 @@ export class RunReplay {
         message: `post-compaction guard armed for ${guard.windowSize} attempts`,
       });
     }
-  }
-
-  /** The guard is created with the config of the first span that needs it (as live). */
-  private guardOf(config: ResolvedLoopDetectionConfig): PostCompactionGuard {
-    this.guard ??= new PostCompactionGuard({ ...config.postCompactionGuard, logger: this.logger });
-    return this.guard;
   }
 }

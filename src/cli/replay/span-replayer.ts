@@ -3,7 +3,7 @@ import type { EngineLogger } from '../../engine/logger.js';
 import { RunRegistry, type RunReleaseReason } from '../../otel/run-registry.js';
 import { RunScopes, type SpanScope } from '../../otel/run-scope.js';
 import { RunReplay, type CallHandle } from './run-replay.js';
-import type { PreparedSpan } from './tool-span-reading.js';
+import type { PreparedSpan } from './prepared-span.js';
 
 /** A span of a recorded trace, already read and hashed (see `prepareSpan`). */
 export interface ReplaySpan {

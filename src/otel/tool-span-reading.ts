@@ -1,15 +1,15 @@
-import type { Digester } from '../../engine/digest.js';
-import { hashToolOutcome, type OutcomeHash } from '../../engine/outcome-hash.js';
-import { describeToolCall } from '../../engine/tool-call.js';
-import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from '../../otel/adapters/adapter.js';
-import { parseJsonAttribute } from '../../otel/json-attribute.js';
-import type { SpanView } from '../../otel/span-view.js';
-import { ATTR_COMPACTION_RETRY } from '../../semconv.js';
+import type { Digester } from '../engine/digest.js';
+import { hashToolOutcome, type OutcomeHash } from '../engine/outcome-hash.js';
+import { describeToolCall } from '../engine/tool-call.js';
+import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
+import { parseJsonAttribute } from './json-attribute.js';
+import type { SpanView } from './span-view.js';
+import { ATTR_COMPACTION_RETRY } from '../semconv.js';
 
 /**
- * Framework-free readings of a span, factored out of the span processor's `onStart` /
- * `onEnding` so that live spans and spans decoded from files are judged the same way.
- * (The processor still has its own copy of these steps; see docs/analyze.md, "One engine".)
+ * Framework-free readings of a span through the adapters — what the span processor does in
+ * `onStart` / `onEnding` and the offline analyzer does for spans decoded from files, so that
+ * both judge a span the same way.
  */
 
 /** What the adapters say about a starting span. */
@@ -47,10 +47,10 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
   let rejected = false;
   for (const candidate of adapters) {
     if (!start && !rejected) {
-      const match = candidate.matchStart(span) as ToolCallStart | null | undefined;
+      const match = candidate.matchStart(span);
       if (match) [start, adapter] = [match, candidate];
       // This convention's span, but not a call to judge (e.g. an OpenClaw veto span).
-      else rejected = match === null || candidate.rejects?.(span) === true;
+      else rejected = candidate.rejects?.(span) === true;
     }
     const extra = candidate.scopeHint?.(span);
     if (extra) {
@@ -104,60 +104,4 @@ export function hashToolSpanOutcome(digester: Digester, toolName: string, params
   if (end.isError) return hashToolOutcome(digester, { toolName, params, error: end.errorText ?? '', isError: true });
   if (!end.hasResult) return {};
   return hashToolOutcome(digester, { toolName, params, result: parseJsonAttribute(end.result) });
-}
-
-/** A finished tool span reduced to what detection needs: hashes, never raw content. */
-export interface PreparedToolCall {
-  readonly adapter: string;
-  readonly toolName: string;
-  readonly toolCallId?: string;
-  /** True when the call is judged at span start (arguments known at start); else at end. */
-  readonly atStart: boolean;
-  /** Recognised only at span end (`matchEnd`): the span resolved its scope as a non-tool span. */
-  readonly matchedAtEnd?: boolean;
-  readonly identity: CallIdentity;
-  readonly outcome: OutcomeHash;
-}
-
-/** A finished span reduced to what replay needs. */
-export interface PreparedSpan {
-  readonly hint?: RunScopeHint;
-  readonly compactionRetry: boolean;
-  readonly tool?: PreparedToolCall;
-}
-
-/**
- * Reads and hashes a finished span once: start reading, then (for tool spans) the
- * identity — from the start reading when arguments were known at start, else from the end
- * reading — and the outcome hash. Hashing does not depend on config or run scope, so the
- * result can be replayed under any number of settings.
- */
-export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Digester, span: SpanView): PreparedSpan {
-  const reading = readSpanStart(adapters, span);
-  const base = { hint: reading.hint, compactionRetry: reading.compactionRetry };
-  let { start, adapter } = reading;
-  let matchedAtEnd = false;
-  if (!start) {
-    // Live, such a span is recognised by `matchEnd` as it ends and judged then. In a file the
-    // final attributes are all there is, so a convention whose `matchStart` would have
-    // matched the final attributes is judged at start (see docs/analyze.md, limits).
-    const late = matchSpanEnd(adapters, span);
-    if (late) [start, adapter, matchedAtEnd] = [late.start, late.adapter, true];
-  }
-  if (!start || !adapter) return base;
-  const end = adapter.readEnd(span);
-  const atStart = !matchedAtEnd && knownAtStart(start);
-  const described = atStart
-    ? describeToolSpanCall(digester, start.toolName, start.argsHash, start.knownPoll, start.arguments)
-    : describeAtEnd(digester, start, end);
-  const tool: PreparedToolCall = {
-    adapter: adapter.name,
-    toolName: start.toolName,
-    ...(start.toolCallId !== undefined ? { toolCallId: start.toolCallId } : {}),
-    atStart,
-    ...(matchedAtEnd ? { matchedAtEnd } : {}),
-    identity: described.identity,
-    outcome: hashToolSpanOutcome(digester, start.toolName, described.params, end),
-  };
-  return { ...base, tool };
 }
