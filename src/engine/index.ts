@@ -23,6 +23,7 @@ export {
 } from './history.js';
 export { isKnownPollCall } from './known-poll.js';
 export { silentLogger, type EngineLogger } from './logger.js';
+export { LoopRun, type GuardAbort } from './loop-run.js';
 export { LoopSession, type HashedOutcome, type LoopCheck, type PendingCall } from './loop-session.js';
 export {
   blockedToolResult,
