@@ -7,20 +7,52 @@ export function normalizeRunId(runId: string | undefined): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
-interface MutableRecord {
-  toolName: string;
-  argsHash: string;
-  toolCallId?: string;
-  runId?: string;
-  resultHash?: string;
-  unknownToolName?: string;
-  timestamp: number;
+/**
+ * One history entry. A class with every field always present (possibly `undefined`) keeps
+ * all records on one compact hidden class; `delete` would turn each into a dictionary-mode
+ * object several times larger (DESIGN §5: memory is bounded, and it is per record).
+ */
+class HistoryRecord {
+  resultHash: string | undefined = undefined;
+  unknownToolName: string | undefined = undefined;
+  /** The next older record of the same signature in this scope (see {@link Scope.bySignature}). */
+  olderSame: HistoryRecord | undefined;
+  /** On the newest record of a signature: how many records of that signature are in scope. */
+  sameCount: number;
+
+  constructor(
+    readonly toolName: string,
+    readonly argsHash: string,
+    readonly toolCallId: string | undefined,
+    readonly runId: string | undefined,
+    readonly timestamp: number,
+    olderSame: HistoryRecord | undefined,
+  ) {
+    this.olderSame = olderSame;
+    this.sameCount = olderSame === undefined ? 1 : olderSame.sameCount + 1;
+  }
+
+  /** The public shape: absent fields omitted (spec §b.1). */
+  toRecord(): ToolCallRecord {
+    const record: { -readonly [K in keyof ToolCallRecord]: ToolCallRecord[K] } = { toolName: this.toolName, argsHash: this.argsHash, timestamp: this.timestamp };
+    if (this.toolCallId !== undefined) record.toolCallId = this.toolCallId;
+    if (this.runId !== undefined) record.runId = this.runId;
+    if (this.resultHash !== undefined) record.resultHash = this.resultHash;
+    if (this.unknownToolName !== undefined) record.unknownToolName = this.unknownToolName;
+    return record;
+  }
 }
 
-/** Per-run-scope indexes, maintained as records enter and leave the shared window. */
+/**
+ * Per-run-scope indexes, maintained as records enter and leave the shared window.
+ * `bySignature` maps an args hash to its newest record; older records of the signature are
+ * reached through `olderSame`, and the newest record's `sameCount` says how many of the chain
+ * are still in scope (an evicted record is always the oldest of its signature). A chain of
+ * links instead of one queue per signature saves an object and an array per signature.
+ */
 interface Scope {
-  readonly records: RingQueue<MutableRecord>;
-  readonly bySignature: Map<string, RingQueue<MutableRecord>>;
+  readonly records: RingQueue<HistoryRecord>;
+  readonly bySignature: Map<string, HistoryRecord>;
   /** Length of the alternation tail ending at the newest record (spec §b.4 pingPong step 3). */
   alternationTail: number;
 }
@@ -62,15 +94,13 @@ export interface ScopedHistory {
   pingPongNoProgressEvidence(candidate: PingPongCandidate): boolean;
 }
 
-const EMPTY_SIGNATURE = new RingQueue<MutableRecord>();
-
 /**
  * One session's tool-call history (spec §b.1, §b.3): a single window shared by all runs,
  * trimmed to `historySize` before run filtering, with per-run indexes so that detection
  * over a run's view does not rescan the window.
  */
 export class ToolCallHistory {
-  private readonly window = new RingQueue<MutableRecord>();
+  private readonly window = new RingQueue<HistoryRecord>();
   private readonly scopes = new Map<string, Scope>();
   private readonly now: () => number;
 
@@ -85,7 +115,7 @@ export class ToolCallHistory {
 
   /** The records, oldest first (a copy, for inspection). */
   records(): ToolCallRecord[] {
-    return this.window.toArray().map((record) => ({ ...record }));
+    return this.window.toArray().map((record) => record.toRecord());
   }
 
   /** The view of one run scope (`undefined` or blank = the unscoped records). */
@@ -95,7 +125,7 @@ export class ToolCallHistory {
 
   /** Appends a pre-call record (spec §b.3 step 1) and trims the window. */
   recordCall(call: { toolName: string; argsHash: string; toolCallId?: string; runId?: string }, historySize: number): void {
-    this.append({ toolName: call.toolName, argsHash: call.argsHash, toolCallId: call.toolCallId, runId: normalizeRunId(call.runId) }, historySize);
+    this.append(call.toolName, call.argsHash, call.toolCallId, normalizeRunId(call.runId), historySize);
   }
 
   /**
@@ -108,51 +138,33 @@ export class ToolCallHistory {
     historySize: number,
   ): ToolCallRecord {
     const runId = normalizeRunId(outcome.runId);
-    const signature = this.scopes.get(runId ?? '')?.bySignature.get(outcome.argsHash);
-    if (signature) {
-      for (let i = 0; i < signature.length; i += 1) {
-        const record = signature.fromNewest(i)!;
-        if (record.resultHash !== undefined || record.toolName !== outcome.toolName) continue;
-        if (outcome.toolCallId !== undefined && record.toolCallId !== outcome.toolCallId) continue;
-        record.resultHash = outcome.resultHash;
-        record.unknownToolName = outcome.unknownToolName;
-        return record;
-      }
+    const newest = this.scopes.get(runId ?? '')?.bySignature.get(outcome.argsHash);
+    let record = newest;
+    for (let i = newest === undefined ? 0 : newest.sameCount; i > 0; i -= 1, record = record!.olderSame) {
+      const r = record!;
+      if (r.resultHash !== undefined || r.toolName !== outcome.toolName) continue;
+      if (outcome.toolCallId !== undefined && r.toolCallId !== outcome.toolCallId) continue;
+      r.resultHash = outcome.resultHash;
+      r.unknownToolName = outcome.unknownToolName;
+      return r.toRecord();
     }
-    return this.append(
-      {
-        toolName: outcome.toolName,
-        argsHash: outcome.argsHash,
-        toolCallId: outcome.toolCallId,
-        runId,
-        resultHash: outcome.resultHash,
-        unknownToolName: outcome.unknownToolName,
-      },
-      historySize,
-    );
+    const appended = this.append(outcome.toolName, outcome.argsHash, outcome.toolCallId, runId, historySize);
+    appended.resultHash = outcome.resultHash;
+    appended.unknownToolName = outcome.unknownToolName;
+    return appended.toRecord();
   }
 
-  private append(fields: Omit<MutableRecord, 'timestamp'>, historySize: number): MutableRecord {
-    const record: MutableRecord = { ...fields, timestamp: this.now() };
-    if (record.toolCallId === undefined) delete record.toolCallId;
-    if (record.runId === undefined) delete record.runId;
-    if (record.resultHash === undefined) delete record.resultHash;
-    if (record.unknownToolName === undefined) delete record.unknownToolName;
-
-    const key = record.runId ?? '';
+  private append(toolName: string, argsHash: string, toolCallId: string | undefined, runId: string | undefined, historySize: number): HistoryRecord {
+    const key = runId ?? '';
     let scope = this.scopes.get(key);
     if (!scope) {
       scope = { records: new RingQueue(), bySignature: new Map(), alternationTail: 0 };
       this.scopes.set(key, scope);
     }
-    scope.alternationTail = nextAlternationTail(scope, record.argsHash);
+    const record = new HistoryRecord(toolName, argsHash, toolCallId, runId, this.now(), scope.bySignature.get(argsHash));
+    scope.alternationTail = nextAlternationTail(scope, argsHash);
     scope.records.push(record);
-    let signature = scope.bySignature.get(record.argsHash);
-    if (!signature) {
-      signature = new RingQueue();
-      scope.bySignature.set(record.argsHash, signature);
-    }
-    signature.push(record);
+    scope.bySignature.set(argsHash, record);
     this.window.push(record);
     this.trim(historySize);
     return record;
@@ -164,9 +176,11 @@ export class ToolCallHistory {
       const key = evicted.runId ?? '';
       const scope = this.scopes.get(key)!;
       scope.records.shift();
-      const signature = scope.bySignature.get(evicted.argsHash)!;
-      signature.shift();
-      if (signature.length === 0) scope.bySignature.delete(evicted.argsHash);
+      // The evicted record is the oldest of its signature: shorten the chain from its newest end.
+      const newest = scope.bySignature.get(evicted.argsHash)!;
+      newest.sameCount -= 1;
+      if (newest.sameCount === 0) scope.bySignature.delete(evicted.argsHash);
+      evicted.olderSame = undefined;
       if (scope.records.length === 0) this.scopes.delete(key);
       else scope.alternationTail = Math.min(scope.alternationTail, scope.records.length);
     }
@@ -189,11 +203,12 @@ class ScopeView implements ScopedHistory {
   constructor(private readonly scope: Scope | undefined) {}
 
   noProgressStreak(argsHash: string): NoProgressStreak {
-    const records = this.scope?.bySignature.get(argsHash) ?? EMPTY_SIGNATURE;
+    const newest = this.scope?.bySignature.get(argsHash);
     let latestResultHash: string | undefined;
     let count = 0;
-    for (let i = 0; i < records.length; i += 1) {
-      const { resultHash } = records.fromNewest(i)!;
+    let record = newest;
+    for (let i = newest === undefined ? 0 : newest.sameCount; i > 0; i -= 1, record = record!.olderSame) {
+      const { resultHash } = record!;
       if (resultHash === undefined) continue;
       if (latestResultHash === undefined) latestResultHash = resultHash;
       else if (resultHash !== latestResultHash) break;
@@ -203,7 +218,7 @@ class ScopeView implements ScopedHistory {
   }
 
   recentCount(argsHash: string): number {
-    return this.scope?.bySignature.get(argsHash)?.length ?? 0;
+    return this.scope?.bySignature.get(argsHash)?.sameCount ?? 0;
   }
 
   unknownToolStreak(toolName: string): UnknownToolStreak {

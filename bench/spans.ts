@@ -1,0 +1,41 @@
+/** Providers and span-producing batches shared by the timing and memory benchmarks. */
+import { ROOT_CONTEXT, SpanKind, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ToolLoopSpanProcessor } from '../src/index.js';
+
+/** The config the issue names: rolling detectors enabled, everything else default. */
+export const ENABLED = { tools: { loopDetection: { enabled: true } } } as const;
+
+export function tracerWith(processor?: SpanProcessor): Tracer {
+  return new BasicTracerProvider({ spanProcessors: processor ? [processor] : [] }).getTracer('bench');
+}
+
+export async function ours(onEvent?: () => void, historySize?: number): Promise<ToolLoopSpanProcessor> {
+  const loopDetection = historySize === undefined ? ENABLED.tools.loopDetection : { ...ENABLED.tools.loopDetection, historySize };
+  return ToolLoopSpanProcessor.create({ config: { tools: { loopDetection } }, onLoopEvent: onEvent });
+}
+
+/** Starts a run root span (with `tool_loop.run_id`) and returns it with its context. */
+export function startRun(tracer: Tracer, runId: string): { end(): void; ctx: Context } {
+  const root = tracer.startSpan('invoke_agent', { kind: SpanKind.INTERNAL, attributes: { 'tool_loop.run_id': runId, 'gen_ai.operation.name': 'invoke_agent' } }, ROOT_CONTEXT);
+  return { end: () => root.end(), ctx: trace.setSpan(ROOT_CONTEXT, root) };
+}
+
+/** One tool span: start with arguments, set the result before end, end. */
+export function toolSpan(tracer: Tracer, ctx: Context, toolName: string, callId: string, args: string, result: string): void {
+  const span = tracer.startSpan(
+    `execute_tool ${toolName}`,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': toolName,
+        'gen_ai.tool.call.id': callId,
+        'gen_ai.tool.call.arguments': args,
+      },
+    },
+    ctx,
+  );
+  span.setAttribute('gen_ai.tool.call.result', result);
+  span.end();
+}
