@@ -1,14 +1,15 @@
 import { Buffer } from 'node:buffer';
 
-/** Receives the canonical serialisation as a sequence of string chunks. */
+/**
+ * Receives the canonical serialisation as a token stream: punctuation and literals through
+ * `write`, every string (values, keys, and the strings the rules produce such as `"NaN"` or
+ * `"[Circular]"`) through `writeString`. A text sink JSON-quotes strings; a hashing sink may
+ * encode them any way that keeps equal token streams equal and different ones different.
+ */
 export interface CanonicalSink {
   write(chunk: string): void;
-  /**
-   * Optional fast path for long strings: write `text` exactly as {@link writeCanonical}
-   * would (lone surrogates → U+FFFD, then JSON-quoted). Lets a hashing sink avoid the
-   * quoted copy of a multi-megabyte string.
-   */
-  writeJsonString?(text: string): void;
+  /** One string token, not yet quoted (lone surrogates not yet replaced). */
+  writeString(text: string): void;
 }
 
 interface WellFormedString {
@@ -17,10 +18,9 @@ interface WellFormedString {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-/** Strings at least this long go to the sink's `writeJsonString` fast path, if any. */
-const LONG_STRING = 4096;
 const ERROR_KEYS: readonly string[] = ['message', 'name', 'stack'];
-const CIRCULAR = '"[Circular]"';
+const BYTES_KEYS: readonly string[] = ['data', 'type'];
+const CIRCULAR = '[Circular]';
 
 const hasWellFormed =
   typeof (String.prototype as Partial<WellFormedString>).toWellFormed === 'function';
@@ -35,14 +35,6 @@ export function sanitizeSurrogates(text: string): string {
     return s.isWellFormed() ? text : s.toWellFormed();
   }
   return text.replace(LONE_SURROGATE, '\uFFFD');
-}
-
-function writeString(text: string, sink: CanonicalSink): void {
-  if (text.length >= LONG_STRING && sink.writeJsonString !== undefined) {
-    sink.writeJsonString(text);
-    return;
-  }
-  sink.write(JSON.stringify(sanitizeSurrogates(text)));
 }
 
 interface Frame {
@@ -88,16 +80,17 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
   const open = (v: unknown): void => {
     switch (typeof v) {
       case 'string':
-        writeString(v, sink);
+        sink.writeString(v);
         return;
       case 'number':
-        sink.write(Number.isFinite(v) ? String(v) : `"${String(v)}"`);
+        if (Number.isFinite(v)) sink.write(String(v));
+        else sink.writeString(String(v));
         return;
       case 'boolean':
         sink.write(v ? 'true' : 'false');
         return;
       case 'bigint':
-        sink.write(`"${v.toString()}"`);
+        sink.writeString(v.toString());
         return;
       case 'undefined':
         sink.write('undefined');
@@ -113,17 +106,15 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
     }
     const node = v as object;
     if (ancestors.has(node)) {
-      sink.write(CIRCULAR);
-      return;
-    }
-    if (node instanceof Uint8Array) {
-      sink.write('{"data":"');
-      sink.write(Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'));
-      sink.write('","type":"Uint8Array"}');
+      sink.writeString(CIRCULAR);
       return;
     }
     let frame: Frame;
-    if (Array.isArray(node)) {
+    if (node instanceof Uint8Array) {
+      const source = { data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'), type: 'Uint8Array' };
+      frame = { node, keys: BYTES_KEYS, source, length: BYTES_KEYS.length, index: 0 };
+      sink.write('{');
+    } else if (Array.isArray(node)) {
       frame = { node, keys: undefined, source: node, length: node.length, index: 0 };
       sink.write('[');
     } else if (node instanceof Error) {
@@ -151,8 +142,9 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
         open((frame.source as readonly unknown[])[i]);
       } else {
         const key = keys[i];
-        const quoted = JSON.stringify(sanitizeSurrogates(key));
-        sink.write(i > 0 ? `,${quoted}:` : `${quoted}:`);
+        if (i > 0) sink.write(',');
+        sink.writeString(key);
+        sink.write(':');
         open((frame.source as Readonly<Record<string, unknown>>)[key]);
       }
     } else {
@@ -170,6 +162,9 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
  */
 export function canonicalString(value: unknown): string {
   const parts: string[] = [];
-  writeCanonical(value, { write: (chunk) => void parts.push(chunk) });
+  writeCanonical(value, {
+    write: (chunk) => void parts.push(chunk),
+    writeString: (text) => void parts.push(JSON.stringify(sanitizeSurrogates(text))),
+  });
   return parts.join('');
 }

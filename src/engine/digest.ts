@@ -1,6 +1,5 @@
 import xxhash, { type XXHash, type XXHashAPI } from 'xxhash-wasm';
-import { sanitizeSurrogates, writeCanonical, type CanonicalSink } from './canonical.js';
-import { createEscapeScanner, type EscapeScanner } from './escape-scan.js';
+import { writeCanonical, type CanonicalSink } from './canonical.js';
 
 /** Hashes values and texts to 16 lowercase hex characters (xxhash64, zero-padded). */
 export interface Digester {
@@ -12,21 +11,12 @@ export interface Digester {
 
 /** Buffered pieces are handed to the hasher once they reach this many UTF-16 units. */
 const FLUSH_AT = 64 * 1024;
-/** Chunks at least this long skip the buffer and go straight to the hasher. */
+/** Strings at least this long skip the buffer and go straight to the hasher. */
 const PASS_THROUGH_AT = 16 * 1024;
-/** Huge chunks are fed in slices so the wasm memory grows by at most ~3× this. */
+/** Huge strings are fed in slices so the wasm memory grows by at most ~3× this. */
 const SLICE_AT = 1024 * 1024;
-/** Long strings are encoded and scanned in slices of this many UTF-16 units. */
-const STRING_SLICE = 64 * 1024;
 
 let apiPromise: Promise<XXHashAPI> | undefined;
-let scanner: EscapeScanner | null | undefined;
-const encoder = new TextEncoder();
-
-function getScanner(): EscapeScanner | undefined {
-  if (scanner === undefined) scanner = createEscapeScanner(3 * STRING_SLICE) ?? null;
-  return scanner ?? undefined;
-}
 
 function loadXxhash(): Promise<XXHashAPI> {
   apiPromise ??= xxhash().catch((error: unknown) => {
@@ -64,40 +54,31 @@ function updateSliced(hasher: XXHash<bigint>, chunk: string): void {
   forEachSlice(chunk, SLICE_AT, (slice) => hasher.update(slice));
 }
 
+/**
+ * Feeds the canonical token stream to xxhash64. Strings are written as `"<length>:<text>"`
+ * (UTF-16 length, raw text) rather than JSON-escaped: the stream stays unambiguous, so two
+ * values get the same digest exactly when their canonical serialisations are equal, and a
+ * long string is hashed straight from its UTF-8 encoding with no escaped copy. The hasher's
+ * UTF-8 encoder replaces lone surrogates with U+FFFD, as the canonical text does.
+ */
 class HashingSink implements CanonicalSink {
   private buffer = '';
 
   constructor(private readonly hasher: XXHash<bigint>) {}
 
   write(chunk: string): void {
-    if (chunk.length >= PASS_THROUGH_AT) {
-      this.flush();
-      updateSliced(this.hasher, chunk);
-      return;
-    }
     this.buffer += chunk;
     if (this.buffer.length >= FLUSH_AT) this.flush();
   }
 
-  writeJsonString(text: string): void {
-    const scan = getScanner();
-    if (scan === undefined) {
-      this.write(JSON.stringify(sanitizeSurrogates(text)));
+  writeString(text: string): void {
+    if (text.length < PASS_THROUGH_AT) {
+      this.write(`"${text.length}:${text}"`);
       return;
     }
-    this.buffer += '"';
+    this.buffer += `"${text.length}:`;
     this.flush();
-    // JSON escaping is per character, so escaping slice by slice equals escaping the
-    // whole; clean slices are hashed from their UTF-8 bytes without a quoted copy.
-    forEachSlice(text, STRING_SLICE, (slice) => {
-      const { written } = encoder.encodeInto(slice, scan.scratch);
-      if (!scan.hasEscapes(written)) {
-        this.hasher.update(scan.scratch.subarray(0, written));
-      } else {
-        const quoted = JSON.stringify(sanitizeSurrogates(slice));
-        this.hasher.update(quoted.slice(1, -1));
-      }
-    });
+    updateSliced(this.hasher, text);
     this.buffer = '"';
   }
 
@@ -118,8 +99,10 @@ class HashingSink implements CanonicalSink {
  * and shared by every digester; digesters themselves are cheap and synchronous.
  *
  * `digest(value)` streams the canonical serialisation into an xxhash64 hasher through a
- * 64 KiB buffer, so the whole text is never materialised; it equals
- * `h64ToString(canonicalString(value), seed)`.
+ * 64 KiB buffer, so the whole text is never materialised. Strings enter the hash
+ * length-prefixed instead of JSON-escaped (see `HashingSink`): equal canonical texts give
+ * equal digests and different ones different digests (up to 64-bit collisions), but the
+ * digest is not `h64(canonicalString(value))`.
  *
  * @param options.seed - xxhash64 seed (default `0n`).
  */

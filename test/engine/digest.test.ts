@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import xxhash from 'xxhash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canonicalString } from '../../src/engine/canonical.js';
+import { canonicalString, writeCanonical } from '../../src/engine/canonical.js';
 import { createDigester, type Digester } from '../../src/engine/digest.js';
 
 const HEX16 = /^[0-9a-f]{16}$/;
@@ -12,6 +12,17 @@ beforeAll(async () => {
   digester = await createDigester();
   ({ h64ToString } = await xxhash());
 });
+
+/**
+ * The digest's documented byte stream, built in one piece: the canonical token stream with
+ * every string written as `"<UTF-16 length>:<text>"` instead of JSON-escaped.
+ */
+function hashStream(value: unknown): string {
+  const parts: string[] = [];
+  writeCanonical(value, { write: (chunk) => void parts.push(chunk), writeString: (text) => void parts.push(`"${text.length}:${text}"`) });
+  return parts.join('');
+}
+const canonicalHash = (value: unknown, seed?: bigint) => h64ToString(hashStream(value), seed);
 
 /** Raw UTF-16 code units, lone surrogates included. */
 const utf16 = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 }).map((codes) => String.fromCharCode(...codes));
@@ -37,17 +48,36 @@ describe('createDigester', () => {
     const zero = await createDigester({ seed: 0n });
     expect(zero.digest('v')).toBe(digester.digest('v'));
     expect(seeded.digest('v')).not.toBe(digester.digest('v'));
-    expect(seeded.digest('v')).toBe(h64ToString('"v"', 42n));
+    expect(seeded.digest('v')).toBe(h64ToString('"1:v"', 42n));
     expect(seeded.digestText('v')).toBe(h64ToString('v', 42n));
   });
 
-  it('digest(value) equals h64 of canonicalString(value) and digestText hashes the text as is', () => {
-    expect(digester.digest('abc')).toBe(h64ToString('"abc"'));
+  it('digest(value) hashes the canonical token stream with length-prefixed strings; digestText hashes the text as is', () => {
+    expect(digester.digest('abc')).toBe(h64ToString('"3:abc"'));
+    expect(digester.digest('say "hi"\n')).toBe(h64ToString('"9:say "hi"\n"'));
     expect(digester.digestText('abc')).toBe(h64ToString('abc'));
-    expect(digester.digest({ b: [2], a: 1 })).toBe(h64ToString('{"a":1,"b":[2]}'));
+    expect(digester.digest({ b: [2], a: 1 })).toBe(h64ToString('{"1:a":1,"1:b":[2]}'));
+    expect(digester.digest(NaN)).toBe(digester.digest('NaN'));
+    expect(digester.digest(10n)).toBe(digester.digest('10'));
   });
 
-  it('streamed digests equal hashing the canonical string, for arbitrary values', () => {
+  it('two values have equal digests exactly when their canonical serialisations are equal', () => {
+    const small = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, undefined, 0, 1, NaN, Infinity, true, '', 'a', 'NaN', '1', '"', ':', '1:a', '[Circular]', 'a"b', '\uD800', '\uFFFD'),
+        fc.bigInt({ min: 0n, max: 3n }),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('a', 'b', '1', '"', 'a:'), tie('value'), { maxKeys: 3 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(small, small, (a, b) => (digester.digest(a) === digester.digest(b)) === (canonicalString(a) === canonicalString(b))),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('streamed digests equal hashing the documented stream in one piece, for arbitrary values', () => {
     const value = fc.anything({
       withBigInt: true,
       withBoxedValues: true,
@@ -62,12 +92,12 @@ describe('createDigester', () => {
       values: [fc.string(), utf16, fc.double(), fc.bigInt(), fc.constant(undefined)],
     });
     fc.assert(
-      fc.property(value, (v) => digester.digest(v) === h64ToString(canonicalString(v))),
+      fc.property(value, (v) => digester.digest(v) === canonicalHash(v)),
       { numRuns: 500 },
     );
   });
 
-  it('streamed digests of long strings (escapes, surrogates, slice boundaries) equal the canonical hash', () => {
+  it('streamed digests of long strings (escapes, surrogates, slice boundaries) equal the one-piece hash', () => {
     const specials = fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\uD83D\uDE00', '\uD800', '\uDC00', 'é', '漢');
     const longString = fc
       .tuple(
@@ -84,41 +114,41 @@ describe('createDigester', () => {
         return text;
       });
     fc.assert(
-      fc.property(longString, (s) => digester.digest({ s }) === h64ToString(canonicalString({ s }))),
+      fc.property(longString, (s) => digester.digest({ s }) === canonicalHash({ s })),
       { numRuns: 60 },
     );
-    const straddle = `${'a'.repeat(65_535)}\uD83D\uDE00${'b'.repeat(10)}`;
-    expect(digester.digest(straddle)).toBe(h64ToString(canonicalString(straddle)));
-    const loneAtEdge = `${'a'.repeat(65_535)}\uD800${'b'.repeat(10)}`;
-    expect(digester.digest(loneAtEdge)).toBe(h64ToString(canonicalString(loneAtEdge)));
-    expect(digester.digest(loneAtEdge)).toBe(digester.digest(`${'a'.repeat(65_535)}\uFFFD${'b'.repeat(10)}`));
+    const straddle = `${'a'.repeat(1_048_575)}\uD83D\uDE00${'b'.repeat(10)}`;
+    expect(digester.digest(straddle)).toBe(canonicalHash(straddle));
+    const loneAtEdge = `${'a'.repeat(1_048_575)}\uD800${'b'.repeat(10)}`;
+    expect(digester.digest(loneAtEdge)).toBe(canonicalHash(loneAtEdge));
+    expect(digester.digest(loneAtEdge)).toBe(digester.digest(`${'a'.repeat(1_048_575)}\uFFFD${'b'.repeat(10)}`));
   });
 
   it('hashes a 10 MB string and a 10 MB nested object', () => {
     const big = 'abcdefghij'.repeat(1_000_000);
-    expect(digester.digest(big)).toBe(h64ToString(`"${big}"`));
+    expect(digester.digest(big)).toBe(h64ToString(`"${big.length}:${big}"`));
     expect(digester.digest(big)).not.toBe(digester.digest(`${big}!`));
     const escaped = 'line "one"\n'.repeat(1_000_000);
-    expect(digester.digest(escaped)).toBe(h64ToString(JSON.stringify(escaped)));
+    expect(digester.digest(escaped)).toBe(canonicalHash(escaped));
     expect(digester.digestText(big)).toBe(h64ToString(big));
 
     const nested: Record<string, unknown> = {};
     for (let i = 0; i < 200_000; i++) nested[`key${i}`] = { id: i, label: `v${i}`, tags: ['a', 'b'], ok: i % 2 === 0 };
-    const text = canonicalString(nested);
-    expect(text.length).toBeGreaterThan(10_000_000);
-    expect(digester.digest(nested)).toBe(h64ToString(text));
+    expect(canonicalString(nested).length).toBeGreaterThan(10_000_000);
+    expect(digester.digest(nested)).toBe(canonicalHash(nested));
   });
 
   it('hashes a 1 MB Uint8Array through its base64 form', () => {
     const bytes = new Uint8Array(1 << 20).map((_, i) => i * 31);
-    expect(digester.digest(bytes)).toBe(h64ToString(canonicalString(bytes)));
+    expect(digester.digest(bytes)).toBe(canonicalHash(bytes));
+    expect(digester.digest(bytes)).toBe(digester.digest({ type: 'Uint8Array', data: Buffer.from(bytes).toString('base64') }));
   });
 
   it('hashes values nested 10 000 deep', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 10_000; i++) deep = { child: deep };
     expect(digester.digest(deep)).toMatch(HEX16);
-    expect(digester.digest(deep)).toBe(h64ToString(canonicalString(deep)));
+    expect(digester.digest(deep)).toBe(canonicalHash(deep));
   });
 
   it('equal circular structures hash equally', () => {
