@@ -176,8 +176,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
         this.finishToolSpan(span, state, false);
       }
       const scope = this.scopes.get(span);
-      if (scope?.isRunRoot) this.runs.release(scope.runKey, 'root-ended');
-      if (scope) this.scopes.forget(span);
+      if (scope) {
+        if (scope.isRunRoot) this.runs.release(scope.runKey, 'root-ended');
+        this.scopes.forget(span);
+      } else if (this.runs.size > 0 && isLocalRoot(span)) {
+        // The end of a trace's local root ends the run scoped by that trace id, if there is one.
+        this.runs.release(span.spanContext().traceId, 'root-ended');
+      }
     } catch (error) {
       this.log.error(`onEnd failed: ${describeError(error)}`);
     }
@@ -197,6 +202,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const parentSpan = trace.getSpan(parentContext);
     const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
     const { traceId, spanId } = span.spanContext();
+    if (!start && !hint && !compactionRetry) {
+      if (parent) this.scopes.inherit(span, spanId, parent);
+      return;
+    }
     const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined || compactionRetry);
 
     if (compactionRetry) this.armGuard(span, scope);
@@ -390,6 +399,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       this.log.error(`${key} callback threw: ${describeError(error)}`);
     }
   }
+}
+
+/** No parent, or a parent in another process: the span is this process's root of its trace. */
+function isLocalRoot(span: ReadableSpan): boolean {
+  const parent = span.parentSpanContext;
+  return parent === undefined || parent.isRemote === true;
 }
 
 function describeError(error: unknown): string {

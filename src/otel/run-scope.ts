@@ -9,11 +9,26 @@ export interface SpanScope {
   readonly isRunRoot: boolean;
 }
 
+/** The same scope as seen by a descendant (never a run root), allocated once per root. */
+const childScopes = new WeakMap<SpanScope, SpanScope>();
+function forDescendants(scope: SpanScope): SpanScope {
+  if (!scope.isRunRoot) return scope;
+  let child = childScopes.get(scope);
+  if (!child) {
+    child = scope.agentId === undefined ? { runKey: scope.runKey, isRunRoot: false } : { runKey: scope.runKey, agentId: scope.agentId, isRunRoot: false };
+    childScopes.set(scope, child);
+  }
+  return child;
+}
+
 /**
  * Resolves and remembers run scopes along the span tree (DESIGN §3): the span's own run id,
  * else the nearest live ancestor's, else the trace id. Scopes are kept in a `WeakMap` keyed
  * by the span object, so a span that never ends costs nothing once the SDK drops it.
- * Only spans whose scope differs from the trace default are remembered, plus local roots.
+ * Only spans whose scope differs from the trace default are remembered: a span in the
+ * default scope of its trace costs one parent lookup and no allocation. (Runs in the trace
+ * scope are released when the trace's local root ends; the processor tells that from the
+ * span's parent span context, without remembering anything.)
  */
 export class RunScopes {
   private readonly scopes = new WeakMap<object, SpanScope>();
@@ -45,24 +60,45 @@ export class RunScopes {
     parent: object | undefined,
     joinsOnly: boolean,
   ): SpanScope {
-    const inherited = parent ? (this.scopes.get(parent) ?? this.bySpanId.get(spanIdOf(parent) ?? '')) : undefined;
-    const agentId = hint?.agentId ?? inherited?.agentId;
+    const inherited = parent ? this.lookup(parent) : undefined;
+    if (hint === undefined) {
+      if (inherited) this.remember(span, ids.spanId, inherited);
+      return inherited ?? { runKey: ids.traceId, isRunRoot: false };
+    }
+    const agentId = hint.agentId ?? inherited?.agentId;
     let scope: SpanScope;
-    if (hint?.runId !== undefined) {
+    if (hint.runId !== undefined) {
       scope = { runKey: hint.runId, agentId, isRunRoot: !joinsOnly && inherited?.runKey !== hint.runId };
     } else if (inherited) {
       scope = { runKey: inherited.runKey, agentId, isRunRoot: false };
-    } else if (hint?.startsRun && !joinsOnly) {
+    } else if (hint.startsRun && !joinsOnly) {
       scope = { runKey: `${ids.traceId}/${ids.spanId}`, agentId, isRunRoot: true };
     } else {
-      scope = { runKey: ids.traceId, agentId, isRunRoot: !joinsOnly && parent === undefined };
+      scope = { runKey: ids.traceId, agentId, isRunRoot: false };
     }
-    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId) {
-      this.scopes.set(span, scope);
-      this.bySpanId.set(ids.spanId, scope);
-      if (this.bySpanId.size > RunScopes.MAX_BY_SPAN_ID) this.bySpanId.delete(this.bySpanId.keys().next().value as string);
-    }
+    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId) this.remember(span, ids.spanId, scope);
     return scope;
+  }
+
+  /**
+   * For a span with no run hints of its own that is neither a tool call nor a marker: it
+   * passes on its parent's scope, if the parent has one. Nothing is allocated otherwise.
+   */
+  inherit(span: object, spanId: string, parent: object): void {
+    const inherited = this.lookup(parent);
+    if (inherited) this.remember(span, spanId, inherited);
+  }
+
+  /** The scope a live parent passes to its children, if it has one worth passing. */
+  private lookup(parent: object): SpanScope | undefined {
+    const scope = this.scopes.get(parent) ?? this.bySpanId.get(spanIdOf(parent) ?? '');
+    return scope && forDescendants(scope);
+  }
+
+  private remember(span: object, spanId: string, scope: SpanScope): void {
+    this.scopes.set(span, scope);
+    this.bySpanId.set(spanId, scope);
+    if (this.bySpanId.size > RunScopes.MAX_BY_SPAN_ID) this.bySpanId.delete(this.bySpanId.keys().next().value as string);
   }
 
   /** Drops the span-id entry of an ended span (the `WeakMap` entry goes with the span). */
