@@ -21,6 +21,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const ERROR_KEYS: readonly string[] = ['message', 'name', 'stack'];
 const BYTES_KEYS: readonly string[] = ['data', 'type'];
 const CIRCULAR = '[Circular]';
+/** Written for a value whose keys or property cannot be read (a throwing getter or proxy trap). */
+const UNREADABLE = '[Unreadable]';
 
 const hasWellFormed =
   typeof (String.prototype as Partial<WellFormedString>).toWellFormed === 'function';
@@ -48,6 +50,21 @@ interface Frame {
   index: number;
 }
 
+/** How an object is walked: its keys (none for arrays) and where its values are read from. May throw. */
+function frameOf(node: object): Frame {
+  if (node instanceof Uint8Array) {
+    const source = { data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'), type: 'Uint8Array' };
+    return { node, keys: BYTES_KEYS, source, length: BYTES_KEYS.length, index: 0 };
+  }
+  if (Array.isArray(node)) return { node, keys: undefined, source: node, length: node.length, index: 0 };
+  if (node instanceof Error) {
+    const source = { message: node.message, name: node.name, stack: node.stack };
+    return { node, keys: ERROR_KEYS, source, length: ERROR_KEYS.length, index: 0 };
+  }
+  const keys = Object.keys(node).sort();
+  return { node, keys, source: node as Record<string, unknown>, length: keys.length, index: 0 };
+}
+
 /**
  * Streams the stable serialisation of spec §b.2 into `sink`, without building the whole
  * text in memory and without recursion (depth is limited only by heap).
@@ -71,7 +88,8 @@ interface Frame {
  * - No whitespace. An object already on the current ancestor path is written as
  *   `"[Circular]"`; an object shared by siblings is serialised in full each time.
  *
- * @throws Whatever a property getter of `value` throws.
+ * - A value whose keys or property cannot be read (a getter or proxy trap that throws) is
+ *   written as the string `"[Unreadable]"`: hashing never throws on hostile input.
  */
 export function writeCanonical(value: unknown, sink: CanonicalSink): void {
   const stack: Frame[] = [];
@@ -110,23 +128,14 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
       return;
     }
     let frame: Frame;
-    if (node instanceof Uint8Array) {
-      const source = { data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'), type: 'Uint8Array' };
-      frame = { node, keys: BYTES_KEYS, source, length: BYTES_KEYS.length, index: 0 };
-      sink.write('{');
-    } else if (Array.isArray(node)) {
-      frame = { node, keys: undefined, source: node, length: node.length, index: 0 };
-      sink.write('[');
-    } else if (node instanceof Error) {
-      const source = { message: node.message, name: node.name, stack: node.stack };
-      frame = { node, keys: ERROR_KEYS, source, length: ERROR_KEYS.length, index: 0 };
-      sink.write('{');
-    } else {
-      const keys = Object.keys(node).sort();
-      const source = node as Record<string, unknown>;
-      frame = { node, keys, source, length: keys.length, index: 0 };
-      sink.write('{');
+    try {
+      frame = frameOf(node);
+    } catch {
+      // A throwing getter or proxy trap (even Array.isArray throws on a revoked proxy).
+      sink.writeString(UNREADABLE);
+      return;
     }
+    sink.write(frame.keys === undefined ? '[' : '{');
     ancestors.add(node);
     stack.push(frame);
   };
@@ -137,16 +146,19 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
     if (frame.index < frame.length) {
       const i = frame.index++;
       const { keys } = frame;
-      if (keys === undefined) {
-        if (i > 0) sink.write(',');
-        open((frame.source as readonly unknown[])[i]);
-      } else {
-        const key = keys[i];
-        if (i > 0) sink.write(',');
-        sink.writeString(key);
+      if (i > 0) sink.write(',');
+      if (keys !== undefined) {
+        sink.writeString(keys[i]);
         sink.write(':');
-        open((frame.source as Readonly<Record<string, unknown>>)[key]);
       }
+      let property: unknown;
+      try {
+        property = keys === undefined ? (frame.source as readonly unknown[])[i] : (frame.source as Readonly<Record<string, unknown>>)[keys[i]];
+      } catch {
+        sink.writeString(UNREADABLE);
+        continue;
+      }
+      open(property);
     } else {
       sink.write(frame.keys === undefined ? ']' : '}');
       ancestors.delete(frame.node);

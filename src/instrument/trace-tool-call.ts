@@ -1,4 +1,5 @@
-import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { diag, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { canonicalString } from '../engine/canonical.js';
 import { blockedToolResult, hashToolOutcome, type BlockedToolResult } from '../engine/outcome-hash.js';
 import { describeToolCall } from '../engine/tool-call.js';
 import { getToolLoopVerdict } from '../otel/loop-event.js';
@@ -54,7 +55,7 @@ export async function traceToolCall<A, R>(
     [sc.ATTR_TOOL_LOOP_POLL]: call.knownPoll,
   };
   if (options.callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = options.callId;
-  if (options.recordContent) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = safeJson(options.args);
+  if (options.recordContent) recordArguments(attributes, options.args);
 
   return tracer.startActiveSpan(`execute_tool ${name}`, { attributes }, async (span) => {
     const verdict = getToolLoopVerdict(span);
@@ -64,29 +65,61 @@ export async function traceToolCall<A, R>(
       return blockedToolResult(verdict.message);
     }
     const warning = verdict?.level === 'warning' && verdict.emitted ? verdict.message : undefined;
+    let result: R;
     try {
-      const result = await execute(warning === undefined ? { span } : { span, warning });
+      result = await execute(warning === undefined ? { span } : { span, warning });
+    } catch (error) {
+      recordOutcome(span, () => {
+        const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, error, isError: true });
+        if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
+        if (outcome.unknownToolName !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
+        const message = error instanceof Error ? error.message : safeText(error);
+        span.recordException(error instanceof Error ? error : message);
+        span.setStatus({ code: SpanStatusCode.ERROR, message });
+      });
+      span.end();
+      throw error;
+    }
+    recordOutcome(span, () => {
       const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, result });
       if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
       if (options.recordContent && result !== undefined) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, safeJson(result));
-      return result;
-    } catch (error) {
-      const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, error, isError: true });
-      if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
-      if (outcome.unknownToolName !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      if (span.isRecording()) span.end();
-    }
+    });
+    span.end();
+    return result;
   });
 }
 
+function recordArguments(attributes: Record<string, string | boolean>, args: unknown): void {
+  try {
+    attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = safeJson(args);
+  } catch (error) {
+    diag.error(`tool-loop-guard: traceToolCall could not record the arguments: ${safeText(error)}`);
+  }
+}
+
+/** Records the outcome on the span; a failure to do so is logged, never thrown at the agent. */
+function recordOutcome(span: Span, record: () => void): void {
+  try {
+    record();
+  } catch (error) {
+    diag.error(`tool-loop-guard: traceToolCall could not record the outcome: ${safeText(error)}`);
+  }
+}
+
+/** JSON text of a value for `recordContent`; the canonical form when `JSON.stringify` cannot (cycles, depth, getters). */
 function safeJson(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value) ?? safeText(value);
   } catch {
+    return canonicalString(value);
+  }
+}
+
+function safeText(value: unknown): string {
+  try {
     return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }

@@ -113,4 +113,13 @@ describe('canonicalString (spec §b.2 stable serialisation)', () => {
     writeCanonical(cyclic, sink);
     expect(tokens.join('')).toBe('{<self>:<[Circular]>}');
   });
+  it('writes values it cannot read (throwing getters, proxy traps, revoked proxies) as "[Unreadable]"', () => {
+    const getter = Object.defineProperty({ a: 1 }, 'b', { enumerable: true, get: () => { throw new Error('no'); } });
+    expect(canonicalString(getter)).toBe('{"a":1,"b":"[Unreadable]"}');
+    const trap = new Proxy({}, { ownKeys: () => { throw new Error('no'); } });
+    expect(canonicalString([trap, 2])).toBe('["[Unreadable]",2]');
+    const { proxy, revoke } = Proxy.revocable([1], {});
+    revoke();
+    expect(canonicalString({ p: proxy })).toBe('{"p":"[Unreadable]"}');
+  });
 });
