@@ -13,8 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import xxhash from 'xxhash-wasm';
 import { resolveLoopDetectionConfig } from '../src/config/resolve.js';
-import { canonicalString } from '../src/engine/canonical.js';
-import { createDigester } from '../src/engine/digest.js';
+import { createDigester, digestInput } from '../src/engine/digest.js';
 import { LoopSession } from '../src/engine/loop-session.js';
 import { hashToolOutcome } from '../src/engine/outcome-hash.js';
 import { measure, pairedRatio, type Measurement, type Variant } from './harness.js';
@@ -173,9 +172,9 @@ async function target3(shape: 'text' | 'structured'): Promise<void> {
   const result = JSON.parse(json) as unknown;
   const api = await xxhash();
   const digester = await createDigester();
-  // The bytes our digest covers: the canonical serialisation of the outcome projection.
+  // The bytes our digest covers: the canonical token stream of the outcome projection.
   const projected = shape === 'text' ? { details: (result as { details: unknown }).details, text: (result as { content: Array<{ text: string }> }).content[0].text.trim() } : result;
-  const canonical = Buffer.from(canonicalString(projected));
+  const canonical = Buffer.from(digestInput(projected));
   const expected = api.h64Raw(canonical).toString(16).padStart(16, '0');
   const got = hashToolOutcome(digester, { toolName: 'read', params: { path: '/x' }, result }).resultHash;
   if (got !== expected) sanity.push(`target 3 (${shape}): digest ${got} differs from xxhash64 of the canonical bytes ${expected}`);

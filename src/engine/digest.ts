@@ -54,6 +54,19 @@ function updateSliced(hasher: XXHash<bigint>, chunk: string): void {
   forEachSlice(chunk, SLICE_AT, (slice) => hasher.update(slice));
 }
 
+/** A string as the digest's input stream writes it. */
+const stringToken = (text: string): string => `"${text.length}:${text}"`;
+
+/**
+ * The exact text {@link Digester.digest} hashes for `value`, built in one piece — for tests
+ * and benchmarks that compare the streamed digest with hashing the same bytes directly.
+ */
+export function digestInput(value: unknown): string {
+  const parts: string[] = [];
+  writeCanonical(value, { write: (chunk) => void parts.push(chunk), writeString: (text) => void parts.push(stringToken(text)) });
+  return parts.join('');
+}
+
 /**
  * Feeds the canonical token stream to xxhash64. Strings are written as `"<length>:<text>"`
  * (UTF-16 length, raw text) rather than JSON-escaped: the stream stays unambiguous, so two
@@ -73,7 +86,7 @@ class HashingSink implements CanonicalSink {
 
   writeString(text: string): void {
     if (text.length < PASS_THROUGH_AT) {
-      this.write(`"${text.length}:${text}"`);
+      this.write(stringToken(text));
       return;
     }
     this.buffer += `"${text.length}:`;

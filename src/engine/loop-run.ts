@@ -9,27 +9,33 @@ import type { ToolCallSignature } from './types.js';
 export type GuardAbort = Extract<GuardVerdict, { shouldAbort: true }>;
 
 /**
- * One run's detection state — the rolling history ({@link LoopSession}) and the
- * post-compaction guard — driven in OpenClaw's order: judge a call before it runs and record
- * it unless blocked; record its hashed outcome (never a blocked call's) and let the guard
- * observe it; arm the guard on a compaction-retry. The span processor and the offline
- * analyzer both drive runs through this class.
+ * One run's detection state — the rolling history (the {@link LoopSession} it extends) and
+ * the post-compaction guard — driven in OpenClaw's order: judge a call before it runs and
+ * record it unless blocked; record its hashed outcome (never a blocked call's) and let the
+ * guard observe it; arm the guard on a compaction-retry. The span processor and the offline
+ * analyzer both drive runs through this class. (A subclass rather than a wrapper: the
+ * processor holds one per live run, and one object less per run counts; docs/performance.md.)
  */
-export class LoopRun {
-  readonly session: LoopSession;
-  private guard?: PostCompactionGuard;
-  private readonly logger?: EngineLogger;
+export class LoopRun extends LoopSession {
+  /** Created when the run is first armed: an unarmed guard observes nothing. */
+  private guard?: PostCompactionGuard = undefined;
+  /** The config of the first span that needed the guard (it decides the guard's settings). */
+  private guardConfig?: ResolvedLoopDetectionConfig = undefined;
 
   constructor(options: { logger?: EngineLogger; now?: () => number } = {}) {
-    this.session = new LoopSession(options);
-    this.logger = options.logger;
+    super(options);
+  }
+
+  /** The run's session: the run itself. */
+  get session(): LoopSession {
+    return this;
   }
 
   /** Checks a call and records it unless the verdict blocks it. */
   judge(call: ToolCallSignature, toolCallId: string | undefined, config: ResolvedLoopDetectionConfig): LoopCheck {
-    const check = this.session.check(call, config);
+    const check = this.check(call, config);
     if (!check.blocked) {
-      this.session.recordCall({ toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: call.runId }, config);
+      this.recordCall({ toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: call.runId }, config);
     }
     return check;
   }
@@ -41,24 +47,20 @@ export class LoopRun {
    */
   complete(call: ToolCallSignature, toolCallId: string | undefined, outcome: OutcomeHash, config: ResolvedLoopDetectionConfig): GuardAbort | undefined {
     if (outcome.resultHash === undefined) return undefined;
-    this.session.recordOutcome(
+    this.recordOutcome(
       { toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: call.runId, resultHash: outcome.resultHash, unknownToolName: outcome.unknownToolName },
       config,
     );
-    const verdict = this.guardOf(config).observe({ toolName: call.toolName, argsHash: call.argsHash, resultHash: outcome.resultHash });
-    return verdict.shouldAbort ? verdict : undefined;
+    this.guardConfig ??= config;
+    const verdict = this.guard?.observe({ toolName: call.toolName, argsHash: call.argsHash, resultHash: outcome.resultHash });
+    return verdict?.shouldAbort ? verdict : undefined;
   }
 
   /** (Re-)arms the post-compaction guard; returns it so callers can tell whether it is enabled. */
   arm(config: ResolvedLoopDetectionConfig): PostCompactionGuard {
-    const guard = this.guardOf(config);
-    guard.arm();
-    return guard;
-  }
-
-  /** The guard is created with the config of the first span that needs it. */
-  private guardOf(config: ResolvedLoopDetectionConfig): PostCompactionGuard {
-    this.guard ??= new PostCompactionGuard({ ...config.postCompactionGuard, logger: this.logger });
+    this.guardConfig ??= config;
+    this.guard ??= new PostCompactionGuard({ ...this.guardConfig.postCompactionGuard, logger: this.logger });
+    this.guard.arm();
     return this.guard;
   }
 }

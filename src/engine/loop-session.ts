@@ -38,8 +38,9 @@ const NOTHING: LoopCheck = Object.freeze({ emit: false, blocked: false });
  */
 export class LoopSession {
   readonly history: ToolCallHistory;
-  private readonly suppression = new WarningSuppression();
-  private readonly logger: EngineLogger;
+  /** Created with the first warning verdict: most runs never have one. */
+  private suppression: WarningSuppression | undefined = undefined;
+  protected readonly logger: EngineLogger;
 
   constructor(options: { logger?: EngineLogger; now?: () => number } = {}) {
     this.logger = options.logger ?? silentLogger;
@@ -59,6 +60,7 @@ export class LoopSession {
       this.logger.error(`Blocking ${call.toolName} due to critical loop: ${verdict.message}`);
       return { verdict, emit: true, blocked: true };
     }
+    this.suppression ??= new WarningSuppression();
     const emit = this.suppression.shouldEmit(verdict, config.warningThreshold, normalizeRunId(call.runId));
     if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
     return { verdict, emit, blocked: false };

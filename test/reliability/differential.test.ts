@@ -217,9 +217,9 @@ describe('differential: engine vs the scan-based reference model (spec §b.3–�
 
   // Spec §b.4: noProgressStreak and recentCount look only at records with the same toolName
   // AND argsHash. A pre-computed `tool_loop.args_hash` (DESIGN §3) need not start with the
-  // tool name, so two tools can share one argsHash; the engine indexes by argsHash alone.
-  // Reported as a bug (ToolCallHistory / ScopeView); remove `.fails` once fixed.
-  it.fails(
+  // tool name, so two tools can share one argsHash.
+  // The engine keys signatures by tool and args hash (history.ts `signatureKey`).
+  it(
     'pre-computed args hashes shared by two tools: streaks and counts stay per tool (spec §b.4)',
     () => {
       fc.assert(

@@ -8,7 +8,7 @@ import type { Detector } from './detector.js';
  */
 export const detectGenericRepeat: Detector = (history, call, config) => {
   if (call.knownPoll || !config.detectors.genericRepeat) return undefined;
-  const streak = history.noProgressStreak(call.argsHash);
+  const streak = history.noProgressStreak(call.argsHash, call.toolName);
   if (streak.count >= config.criticalThreshold) {
     return {
       verdict: {
@@ -22,7 +22,7 @@ export const detectGenericRepeat: Detector = (history, call, config) => {
       log: { level: 'error', message: `Critical generic loop detected: ${call.toolName} repeated ${streak.count} times` },
     };
   }
-  const recent = history.recentCount(call.argsHash);
+  const recent = history.recentCount(call.argsHash, call.toolName);
   if (recent >= config.warningThreshold) {
     return {
       verdict: {

@@ -5,7 +5,7 @@ import type { Detector } from './detector.js';
  * `globalCircuitBreakerThreshold`. Not gated by the detector toggles.
  */
 export const detectGlobalCircuitBreaker: Detector = (history, call, config) => {
-  const streak = history.noProgressStreak(call.argsHash);
+  const streak = history.noProgressStreak(call.argsHash, call.toolName);
   if (streak.count < config.globalCircuitBreakerThreshold) return undefined;
   return {
     verdict: {

@@ -7,7 +7,7 @@ import type { Detector } from './detector.js';
  */
 export const detectKnownPollNoProgress: Detector = (history, call, config) => {
   if (!call.knownPoll || !config.detectors.knownPollNoProgress) return undefined;
-  const streak = history.noProgressStreak(call.argsHash);
+  const streak = history.noProgressStreak(call.argsHash, call.toolName);
   const warningKey = `poll:${call.toolName}:${call.argsHash}:${streak.latestResultHash ?? 'none'}`;
   if (streak.count >= config.criticalThreshold) {
     return {
