@@ -76,6 +76,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private readonly released: Record<RunReleaseReason, number> = { 'root-ended': 0, idle: 0, capacity: 0, shutdown: 0 };
   private readonly counter: Counter<Attributes>;
   private capacityReported = false;
+  /** Set by the first `onEnding` call: the SDK finishes tool spans there (SDK >= 2.3). */
+  private sdkCallsOnEnding = false;
 
   private constructor(
     private readonly options: ResolvedProcessorOptions,
@@ -156,6 +158,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   onEnding(span: Span): void {
+    this.sdkCallsOnEnding = true;
     try {
       const state = this.toolSpans.get(span) ?? this.matchAtEnd(span);
       if (state && !state.done) {
@@ -169,7 +172,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     try {
-      const state = this.toolSpans.get(span) ?? this.matchAtEnd(span);
+      // With onEnding, every tool span was finished there; only older SDKs need matching here.
+      const state = this.sdkCallsOnEnding ? undefined : (this.toolSpans.get(span) ?? this.matchAtEnd(span));
       if (state && !state.done) {
         // Older SDKs have no onEnding: the span is read-only here, so record without annotating.
         state.done = true;

@@ -48,7 +48,10 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
   for (const candidate of adapters) {
     if (!start && !rejected) {
       const match = candidate.matchStart(span);
-      if (match) [start, adapter] = [match, candidate];
+      if (match) {
+        start = match;
+        adapter = candidate;
+      }
       // This convention's span, but not a call to judge (e.g. an OpenClaw veto span).
       else rejected = candidate.rejects?.(span) === true;
     }
