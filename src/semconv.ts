@@ -73,6 +73,9 @@ export const VERDICT_ABORTED = 'aborted';
 export const METRIC_TOOL_LOOP_EVENTS = 'tool_loop.events';
 
 // ── Other conventions read by adapters ───────────────────────────────────────
+/** Resource attribute naming the emitting service (OTel semantic conventions). */
+export const ATTR_SERVICE_NAME = 'service.name';
+
 /** Exception event name and message attribute (OTel semantic conventions). */
 export const EVENT_EXCEPTION = 'exception';
 export const ATTR_EXCEPTION_MESSAGE = 'exception.message';

@@ -15,6 +15,7 @@ import { traceRun } from '../instrument/trace-run.js';
 import { traceToolCall } from '../instrument/trace-tool-call.js';
 import type { LoopAbortEvent, LoopEvent } from '../otel/loop-event.js';
 import { ToolLoopSpanProcessor } from '../otel/processor.js';
+import { ATTR_SERVICE_NAME } from '../semconv.js';
 
 /** The demo's config: rolling detectors on with OpenClaw's thresholds; one agent tuned to show the breaker. */
 export const DEMO_CONFIG: ToolLoopGuardConfig = {
@@ -159,7 +160,7 @@ async function main(): Promise<void> {
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   if (endpoint) processors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'tool-loop-guard-demo' }),
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME ?? 'tool-loop-guard-demo' }),
     spanProcessors: processors,
   });
   trace.setGlobalTracerProvider(provider);

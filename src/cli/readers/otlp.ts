@@ -1,4 +1,5 @@
 import { STATUS_CODE_ERROR } from '../../otel/span-view.js';
+import { ATTR_SERVICE_NAME } from '../../semconv.js';
 import { normalizeId } from './ids.js';
 import type { DecodeSink } from './types.js';
 
@@ -91,7 +92,7 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
     if (!isObject(resourceSpan)) continue;
     const resource = isObject(resourceSpan.resource) ? keyValues(resourceSpan.resource.attributes) : {};
     const process = processKey(resource);
-    const service = typeof resource['service.name'] === 'string' ? resource['service.name'] : undefined;
+    const service = typeof resource[ATTR_SERVICE_NAME] === 'string' ? resource[ATTR_SERVICE_NAME] : undefined;
     const scopes = field(resourceSpan, 'scopeSpans', 'scope_spans') ?? field(resourceSpan, 'instrumentationLibrarySpans', 'instrumentation_library_spans');
     if (!Array.isArray(scopes)) continue;
     for (const scope of scopes) {
