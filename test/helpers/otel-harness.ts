@@ -284,6 +284,11 @@ export function R(text: string, details?: unknown): { content: Array<{ type: 'te
 /** `C0` of spec §g as an OpenClaw-shaped config. */
 export const C0 = Object.freeze({ tools: { loopDetection: { enabled: true } } });
 
+/** Small thresholds (W 2, C 4, B 6) so that adapter tests reach every level in a few calls. */
+export const LOW_THRESHOLDS = Object.freeze({
+  tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } },
+});
+
 // ── diag ─────────────────────────────────────────────────────────────────────
 
 export interface DiagLine {

@@ -1,26 +1,19 @@
-import { context, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getToolLoopVerdict, ToolLoopSpanProcessor, type LoopEvent, type ToolLoopSpanProcessorOptions } from '../../../src/index.js';
+import { getToolLoopVerdict } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
+import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
 
 // Span shapes as ai@6 emits them (node_modules/ai/dist/index.mjs, recordSpan / executeToolCall):
 // `ai.toolCall` with operation.name, ai.operationId, ai.telemetry.functionId, ai.telemetry.metadata.*,
 // ai.toolCall.name, ai.toolCall.id, ai.toolCall.args at start; ai.toolCall.result set before end.
 
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => void context.setGlobalContextManager(contextManager.enable()));
-afterAll(() => void context.disable());
+beforeAll(installContextManager);
+afterAll(resetOtelGlobals);
 
-const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } } };
-
-async function setup(options: ToolLoopSpanProcessorOptions = {}) {
-  const events: LoopEvent[] = [];
-  const processor = await ToolLoopSpanProcessor.create({ config: LOW, onLoopEvent: (e) => events.push(e), ...options });
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
-  return { processor, exporter, events, tracer: provider.getTracer('ai') };
+async function setup(options: HarnessOptions = {}) {
+  const harness = await createOtelHarness({ config: LOW_THRESHOLDS, ...options });
+  return { ...harness, events: harness.loopEvents };
 }
 
 function toolAttributes(n: number, extra: Attributes = {}, functionId?: string): Attributes {

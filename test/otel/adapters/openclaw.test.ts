@@ -1,9 +1,8 @@
 import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getToolLoopVerdict, ToolLoopSpanProcessor, type LoopEvent, type ToolLoopSpanProcessorOptions } from '../../../src/index.js';
+import { getToolLoopVerdict } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
+import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
 
 // Span shapes of OpenClaw's extensions/diagnostics-otel (spec §f; service-recorders-tools.ts):
 // `openclaw.tool.execution` starts at tool.execution.started with openclaw.toolName, gen_ai.tool.name,
@@ -11,18 +10,12 @@ import * as sc from '../../../src/semconv.js';
 // error status are set at completion. Children are parented with
 // trace.setSpanContext(active(), runSpan.spanContext()), not with the run span object.
 
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => void context.setGlobalContextManager(contextManager.enable()));
-afterAll(() => void context.disable());
+beforeAll(installContextManager);
+afterAll(resetOtelGlobals);
 
-const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } } };
-
-async function setup(options: ToolLoopSpanProcessorOptions = {}) {
-  const events: LoopEvent[] = [];
-  const processor = await ToolLoopSpanProcessor.create({ config: LOW, onLoopEvent: (e) => events.push(e), ...options });
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
-  return { processor, exporter, events, tracer: provider.getTracer('openclaw-diagnostics') };
+async function setup(options: HarnessOptions = {}) {
+  const harness = await createOtelHarness({ config: LOW_THRESHOLDS, ...options });
+  return { ...harness, events: harness.loopEvents };
 }
 
 function startRun(tracer: Tracer, name = sc.OPENCLAW_SPAN_RUN, agent = 'main'): Span {

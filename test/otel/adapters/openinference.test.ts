@@ -1,27 +1,20 @@
 import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getToolLoopVerdict, ToolLoopSpanProcessor, type LoopEvent, type ToolLoopSpanProcessorOptions } from '../../../src/index.js';
+import { getToolLoopVerdict } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
+import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
 
 // Span shapes of @arizeai/openinference-instrumentation-langchain (src/tracer.ts, src/utils.ts):
 // a run's span starts with only `openinference.span.kind` (name = run name; OITracer adds context
 // attributes such as `session.id`), child runs are parented with trace.setSpanContext(parent's
 // span context); `tool.name`, `input.value`, `output.value` are set just before end.
 
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => void context.setGlobalContextManager(contextManager.enable()));
-afterAll(() => void context.disable());
+beforeAll(installContextManager);
+afterAll(resetOtelGlobals);
 
-const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } } };
-
-async function setup(options: ToolLoopSpanProcessorOptions = {}) {
-  const events: LoopEvent[] = [];
-  const processor = await ToolLoopSpanProcessor.create({ config: LOW, onLoopEvent: (e) => events.push(e), ...options });
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
-  return { processor, exporter, events, tracer: provider.getTracer('openinference') };
+async function setup(options: HarnessOptions = {}) {
+  const harness = await createOtelHarness({ config: LOW_THRESHOLDS, ...options });
+  return { ...harness, events: harness.loopEvents };
 }
 
 /** A run span the LangChain tracer's way: parent by span context only. */

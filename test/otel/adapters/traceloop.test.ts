@@ -1,28 +1,21 @@
-import { context, SpanStatusCode, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getToolLoopVerdict, ToolLoopSpanProcessor, type LoopEvent, type ToolLoopSpanProcessorOptions } from '../../../src/index.js';
+import { getToolLoopVerdict } from '../../../src/index.js';
 import { unwrapTraceloopInput } from '../../../src/otel/adapters/traceloop.js';
 import * as sc from '../../../src/semconv.js';
+import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
 
 // Span shapes of @traceloop/node-server-sdk `withTool` (src/lib/tracing/decorators.ts): the span is
 // started with no attributes; inside it the SDK sets traceloop.span.kind, traceloop.entity.name and
 // traceloop.entity.input = JSON {args: [], kwargs: <lone object param>} or {args: [...], kwargs: {}},
 // then traceloop.entity.output = JSON of the return value before ending it.
 
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => void context.setGlobalContextManager(contextManager.enable()));
-afterAll(() => void context.disable());
+beforeAll(installContextManager);
+afterAll(resetOtelGlobals);
 
-const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } } };
-
-async function setup(options: ToolLoopSpanProcessorOptions = {}) {
-  const events: LoopEvent[] = [];
-  const processor = await ToolLoopSpanProcessor.create({ config: LOW, onLoopEvent: (e) => events.push(e), ...options });
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
-  return { processor, exporter, events, tracer: provider.getTracer('traceloop') };
+async function setup(options: HarnessOptions = {}) {
+  const harness = await createOtelHarness({ config: LOW_THRESHOLDS, ...options });
+  return { ...harness, events: harness.loopEvents };
 }
 
 function withTool(tracer: Tracer, name: string, input: string, output: unknown, error?: Error) {
