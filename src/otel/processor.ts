@@ -12,6 +12,7 @@ import * as sc from '../semconv.js';
 import { PACKAGE_NAME } from '../version.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
 import { setToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
+import { loopEventAttributes } from './event-attributes.js';
 import { createLoopEventCounter } from './metrics.js';
 import {
   describeAtEnd,
@@ -257,18 +258,21 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   private emitVerdict(span: Span, state: ToolSpanState, verdict: LoopVerdict, annotate: boolean): void {
     const critical = verdict.level === 'critical';
-    const attributes: Attributes = {
-      [sc.ATTR_TOOL_LOOP_DETECTOR]: verdict.detector,
-      [sc.ATTR_TOOL_LOOP_LEVEL]: verdict.level,
-      [sc.ATTR_TOOL_LOOP_ACTION]: critical ? sc.ACTION_BLOCK : sc.ACTION_WARN,
-      [sc.ATTR_TOOL_LOOP_COUNT]: verdict.count,
-      [sc.ATTR_TOOL_LOOP_MESSAGE]: verdict.message,
-      [sc.ATTR_TOOL_LOOP_RUN_ID]: state.scope.runKey,
-      [sc.ATTR_GEN_AI_TOOL_NAME]: state.start.toolName,
-      [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey,
-    };
-    if (state.scope.agentId !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_ID] = state.scope.agentId;
-    if (verdict.pairedToolName !== undefined) attributes[sc.ATTR_TOOL_LOOP_PAIRED_TOOL] = verdict.pairedToolName;
+    const attributes = loopEventAttributes(
+      {
+        detector: verdict.detector,
+        level: verdict.level,
+        action: critical ? sc.ACTION_BLOCK : sc.ACTION_WARN,
+        count: verdict.count,
+        message: verdict.message,
+        runId: state.scope.runKey,
+        toolName: state.start.toolName,
+        agentId: state.scope.agentId,
+      },
+      verdict.pairedToolName === undefined
+        ? { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey }
+        : { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey, [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: verdict.pairedToolName },
+    );
     if (annotate) span.addEvent(critical ? sc.EVENT_TOOL_LOOP_BLOCKED : sc.EVENT_TOOL_LOOP_WARNING, attributes);
     this.count(attributes);
     const { traceId, spanId } = span.spanContext();
@@ -308,17 +312,19 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   private abortOnGuard(span: Span, state: ToolSpanState, run: RunState, verdict: GuardAbort, annotate: boolean): void {
     const error = CompactionLoopPersistedError.fromVerdict(verdict);
-    const attributes: Attributes = {
-      [sc.ATTR_TOOL_LOOP_DETECTOR]: verdict.detector,
-      [sc.ATTR_TOOL_LOOP_LEVEL]: sc.LEVEL_CRITICAL,
-      [sc.ATTR_TOOL_LOOP_ACTION]: sc.ACTION_ABORT,
-      [sc.ATTR_TOOL_LOOP_COUNT]: verdict.count,
-      [sc.ATTR_TOOL_LOOP_MESSAGE]: verdict.message,
-      [sc.ATTR_TOOL_LOOP_RUN_ID]: state.scope.runKey,
-      [sc.ATTR_GEN_AI_TOOL_NAME]: verdict.toolName,
-      [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED,
-    };
-    if (state.scope.agentId !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_ID] = state.scope.agentId;
+    const attributes = loopEventAttributes(
+      {
+        detector: verdict.detector,
+        level: sc.LEVEL_CRITICAL,
+        action: sc.ACTION_ABORT,
+        count: verdict.count,
+        message: verdict.message,
+        runId: state.scope.runKey,
+        toolName: verdict.toolName,
+        agentId: state.scope.agentId,
+      },
+      { [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED },
+    );
     if (annotate) {
       span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED);
       span.addEvent(sc.EVENT_TOOL_LOOP_ABORTED, attributes);
@@ -346,17 +352,19 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const run = this.runs.touch(scope.runKey, () => this.createRun(scope.runKey));
     const guard = run.loop.arm(config);
     if (!guard.enabled) return;
-    const attributes: Attributes = {
-      [sc.ATTR_TOOL_LOOP_DETECTOR]: sc.COMPACTION_LOOP_PERSISTED,
-      [sc.ATTR_TOOL_LOOP_LEVEL]: sc.LEVEL_WARNING,
-      [sc.ATTR_TOOL_LOOP_ACTION]: sc.ACTION_ARM,
-      [sc.ATTR_TOOL_LOOP_COUNT]: 0,
-      [sc.ATTR_TOOL_LOOP_MESSAGE]: `post-compaction guard armed for ${guard.windowSize} attempts`,
-      [sc.ATTR_TOOL_LOOP_RUN_ID]: scope.runKey,
-      [sc.ATTR_GEN_AI_TOOL_NAME]: '',
-      [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: guard.windowSize,
-    };
-    if (scope.agentId !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_ID] = scope.agentId;
+    const attributes = loopEventAttributes(
+      {
+        detector: sc.COMPACTION_LOOP_PERSISTED,
+        level: sc.LEVEL_WARNING,
+        action: sc.ACTION_ARM,
+        count: 0,
+        message: `post-compaction guard armed for ${guard.windowSize} attempts`,
+        runId: scope.runKey,
+        toolName: '',
+        agentId: scope.agentId,
+      },
+      { [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: guard.windowSize },
+    );
     span.addEvent(sc.EVENT_TOOL_LOOP_GUARD_ARMED, attributes);
     this.count(attributes);
   }
