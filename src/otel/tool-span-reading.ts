@@ -62,8 +62,13 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
         : extra;
     }
   }
-  return { adapter, start, hint, rejected, compactionRetry: span.attributes[ATTR_COMPACTION_RETRY] === true };
+  const compactionRetry = span.attributes[ATTR_COMPACTION_RETRY] === true;
+  // Most spans are none of these: answer them without allocating.
+  if (!start && !hint && !rejected && !compactionRetry) return NOTHING_TO_READ;
+  return { adapter, start, hint, rejected, compactionRetry };
 }
+
+const NOTHING_TO_READ: SpanStartReading = Object.freeze({ compactionRetry: false });
 
 /** Adapters' `matchEnd`, for spans no adapter matched at start (the processor's `matchAtEnd`). */
 export function matchSpanEnd(adapters: readonly ToolSpanAdapter[], span: SpanView): { adapter: ToolSpanAdapter; start: ToolCallStart } | undefined {
