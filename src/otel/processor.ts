@@ -206,11 +206,11 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const { adapter, start, hint, compactionRetry } = readSpanStart(this.options.adapters, span);
     const parentSpan = trace.getSpan(parentContext);
     const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
-    const { traceId, spanId } = span.spanContext();
     if (!start && !hint && !compactionRetry) {
-      if (parent) this.scopes.inherit(span, spanId, parent);
+      if (parent) this.scopes.inherit(span, span.spanContext().spanId, parent);
       return;
     }
+    const { traceId, spanId } = span.spanContext();
     const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined || compactionRetry);
 
     if (compactionRetry) this.armGuard(span, scope);
