@@ -6,8 +6,12 @@
 // ── Span input attributes (DESIGN §3) ────────────────────────────────────────
 /** `gen_ai.operation.name`; the value {@link GEN_AI_OPERATION_EXECUTE_TOOL} marks a tool span. */
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
-/** Value of `gen_ai.operation.name` on tool-call spans. */
+/** Value of `gen_ai.operation.name` on tool-call spans (and the first word of their name). */
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
+/** Value of `gen_ai.operation.name` on agent-invocation spans (the root span of `traceRun`). */
+export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
+/** Name of the span `markCompactionRetry` records. */
+export const SPAN_NAME_COMPACTION_RETRY = 'compaction.retry';
 /** Tool name (required for a span to be a tool call). */
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 /** Tool call id. */

@@ -31,10 +31,14 @@ export class LoopRun extends LoopSession {
     return this;
   }
 
-  /** Checks a call and records it unless the verdict blocks it. */
-  judge(call: ToolCallSignature, toolCallId: string | undefined, config: ResolvedLoopDetectionConfig): LoopCheck {
+  /**
+   * Checks a call and records it unless the verdict blocks it. A call judged only after it
+   * ran (`alreadyRan`: arguments known only at its end) cannot be vetoed: it is recorded
+   * whatever the verdict, so its outcome counts (DESIGN §3: detect, annotate, abort — not block).
+   */
+  judge(call: ToolCallSignature, toolCallId: string | undefined, config: ResolvedLoopDetectionConfig, alreadyRan = false): LoopCheck {
     const check = this.check(call, config);
-    if (!check.blocked) {
+    if (!check.blocked || alreadyRan) {
       this.recordCall({ toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: call.runId }, config);
     }
     return check;

@@ -1,6 +1,6 @@
 import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { registerRunAbortController } from '../otel/run-abort-registry.js';
-import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_TOOL_LOOP_RUN_ID } from '../semconv.js';
+import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_TOOL_LOOP_RUN_ID, GEN_AI_OPERATION_INVOKE_AGENT } from '../semconv.js';
 
 /** Identity of a run opened by {@link traceRun}. */
 export interface TraceRunOptions {
@@ -34,9 +34,9 @@ export interface RunContext {
 export async function traceRun<T>(tracer: Tracer, options: TraceRunOptions, fn: (run: RunContext) => Promise<T> | T): Promise<T> {
   const runId = typeof options?.runId === 'string' ? options.runId.trim() : '';
   if (runId === '') throw new TypeError('traceRun: options.runId must be a non-blank string');
-  const attributes: Record<string, string> = { [ATTR_TOOL_LOOP_RUN_ID]: runId, [ATTR_GEN_AI_OPERATION_NAME]: 'invoke_agent' };
+  const attributes: Record<string, string> = { [ATTR_TOOL_LOOP_RUN_ID]: runId, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT };
   if (options.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = options.agentId;
-  const name = options.spanName ?? (options.agentId ? `invoke_agent ${options.agentId}` : 'invoke_agent');
+  const name = options.spanName ?? (options.agentId ? `${GEN_AI_OPERATION_INVOKE_AGENT} ${options.agentId}` : GEN_AI_OPERATION_INVOKE_AGENT);
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     const controller = new AbortController();
     const unregister = registerRunAbortController(runId, controller);

@@ -57,7 +57,7 @@ export async function traceToolCall<A, R>(
   if (options.callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = options.callId;
   if (options.recordContent) recordArguments(attributes, options.args);
 
-  return tracer.startActiveSpan(`execute_tool ${name}`, { attributes }, async (span) => {
+  return tracer.startActiveSpan(`${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`, { attributes }, async (span) => {
     const verdict = getToolLoopVerdict(span);
     if (verdict?.level === 'critical') {
       span.end();

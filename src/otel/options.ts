@@ -59,7 +59,9 @@ export interface ResolvedProcessorOptions {
   readonly clock: () => number;
 }
 
+/** Default `runIdleTtlMs`: 15 minutes. */
 export const DEFAULT_RUN_IDLE_TTL_MS = 15 * 60 * 1000;
+/** Default `maxLiveRuns`. */
 export const DEFAULT_MAX_LIVE_RUNS = 10_000;
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -73,6 +73,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    * root span ends, and capped at `maxLiveRuns`.
    */
   private readonly controllers = new Map<string, AbortController>();
+  /** Open root spans per run key, for runs opened by more than one root span. */
+  private readonly openRoots = new Map<string, number>();
   private readonly runs: RunRegistry<RunState>;
   private readonly released: Record<RunReleaseReason, number> = { 'root-ended': 0, idle: 0, capacity: 0, shutdown: 0 };
   private readonly counter: Counter<Attributes>;
@@ -150,6 +152,11 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     return { liveRuns: this.runs.size, releasedRuns: { ...this.released } };
   }
 
+  /**
+   * Recognises tool spans and judges those whose arguments are known (adds `tool_loop.warning` /
+   * `tool_loop.blocked`, calls `onLoopEvent`); resolves run scopes; arms the guard on
+   * `compaction.retry` spans. Never throws.
+   */
   onStart(span: Span, parentContext: Context): void {
     try {
       this.handleStart(span, parentContext);
@@ -158,6 +165,11 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     }
   }
 
+  /**
+   * While the span is still writable (SDK >= 2.3): judges tool spans whose arguments arrived
+   * late, records outcomes, feeds the post-compaction guard (`tool_loop.aborted`, `onAbort`),
+   * and applies `redactContent`. Never throws.
+   */
   onEnding(span: Span): void {
     this.sdkCallsOnEnding = true;
     try {
@@ -168,9 +180,15 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       }
     } catch (error) {
       this.log.error(`onEnding failed: ${describeError(error)}`);
+    } finally {
+      if (this.options.redactContent) this.redact(span);
     }
   }
 
+  /**
+   * Records outcomes on SDKs without `onEnding` (no annotations: the span is read-only), and
+   * releases a run's state when the span that opened it ends. Never throws.
+   */
   onEnd(span: ReadableSpan): void {
     try {
       // With onEnding, every tool span was finished there; only older SDKs need matching here.
@@ -181,22 +199,23 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
         this.finishToolSpan(span, state, false);
       }
       const scope = this.scopes.get(span);
-      if (scope) {
-        if (scope.isRunRoot) this.runs.release(scope.runKey, 'root-ended');
-        this.scopes.forget(span);
-      } else if (this.runs.size > 0 && isLocalRoot(span)) {
-        // The end of a trace's local root ends the run scoped by that trace id, if there is one.
-        this.runs.release(span.spanContext().traceId, 'root-ended');
+      if (scope) this.scopes.forget(span);
+      if (scope?.isRunRoot) this.endRunRoot(scope.runKey);
+      else if ((scope === undefined || scope.runKey === span.spanContext().traceId) && isTraceRoot(span)) {
+        // The trace's root ends the run scoped by that trace id, if there is one.
+        this.endRunRoot(span.spanContext().traceId);
       }
     } catch (error) {
       this.log.error(`onEnd failed: ${describeError(error)}`);
     }
   }
 
+  /** Nothing is buffered here: resolves at once. */
   forceFlush(): Promise<void> {
     return Promise.resolve();
   }
 
+  /** Releases every run's state; resolves at once. */
   shutdown(): Promise<void> {
     this.runs.clear('shutdown');
     return Promise.resolve();
@@ -212,6 +231,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     }
     const { traceId, spanId } = span.spanContext();
     const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined || compactionRetry);
+    if (scope.isRunRoot) this.countOpenRoot(scope.runKey);
 
     if (compactionRetry) this.armGuard(span, scope);
     if (!start || !adapter) return;
@@ -222,7 +242,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.toolSpans.set(span, state);
     if (knownAtStart(start)) {
       this.describe(state, describeToolSpanCall(this.digester, start.toolName, start.argsHash, start.knownPoll, start.arguments));
-      this.evaluate(span, state, run, true);
+      this.evaluate(span, state, run, true, false);
     }
   }
 
@@ -241,9 +261,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     state.params = described.params;
   }
 
-  private evaluate(span: Span, state: ToolSpanState, run: RunState, annotate: boolean): void {
+  /** Judges the call; `alreadyRan` for spans judged at their end, whose calls cannot be vetoed. */
+  private evaluate(span: Span, state: ToolSpanState, run: RunState, annotate: boolean, alreadyRan: boolean): void {
     const call = state.call!;
-    const check = run.loop.judge(call, state.start.toolCallId, state.config);
+    const check = run.loop.judge(call, state.start.toolCallId, state.config, alreadyRan);
     const { verdict } = check;
     if (!verdict) return;
     const error = check.blocked ? new ToolLoopBlockedError(verdict.message, { ...verdict, toolName: call.toolName }) : undefined;
@@ -251,7 +272,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, verdict.level === 'critical' ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
     if (check.emit) this.emitVerdict(span, state, verdict, annotate);
     if (error) {
-      state.blocked = true;
+      state.blocked = !alreadyRan;
       if (this.options.abortOnCritical) this.abortRun(run, error);
     }
   }
@@ -297,16 +318,28 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const run = this.runs.touch(state.scope.runKey, () => this.createRun(state.scope.runKey));
     if (!state.call) {
       this.describe(state, describeAtEnd(this.digester, state.start, end));
-      this.evaluate(span as Span, state, run, annotate);
+      this.evaluate(span as Span, state, run, annotate, true);
     }
     if (!state.blocked) {
       const outcome = hashToolSpanOutcome(this.digester, state.start.toolName, state.params, end);
       const abort = run.loop.complete(state.call!, state.start.toolCallId, outcome, state.config);
       if (abort) this.abortOnGuard(span as Span, state, run, abort, annotate);
     }
-    if (annotate && this.options.redactContent) {
-      const attributes = (span as Span).attributes as Record<string, unknown>;
-      for (const key of state.adapter.contentAttributes ?? []) delete attributes[key];
+  }
+
+  /**
+   * `redactContent`: removes raw tool content after hashing, before export — the GenAI content
+   * attributes on any span, and the content attributes of the adapter that matched it. Runs
+   * even when detection failed, so content is never exported by mistake.
+   */
+  private redact(span: Span): void {
+    try {
+      const attributes = span.attributes as Record<string, unknown>;
+      delete attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
+      delete attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT];
+      for (const key of this.toolSpans.get(span)?.adapter.contentAttributes ?? []) delete attributes[key];
+    } catch (error) {
+      this.log.error(`redaction failed: ${describeError(error)}`);
     }
   }
 
@@ -369,6 +402,27 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.count(attributes);
   }
 
+  /**
+   * A span that opened a run ended. The run ends with the last of its open roots (two root
+   * spans may carry the same run id): its state and its `runSignal` controller are released.
+   */
+  private endRunRoot(runKey: string): void {
+    const open = (this.openRoots.get(runKey) ?? 1) - 1;
+    if (open > 0) {
+      this.openRoots.set(runKey, open);
+      return;
+    }
+    this.openRoots.delete(runKey);
+    this.controllers.delete(runKey);
+    this.runs.release(runKey, 'root-ended');
+  }
+
+  private countOpenRoot(runKey: string): void {
+    this.openRoots.set(runKey, (this.openRoots.get(runKey) ?? 0) + 1);
+    // Roots that never end and never see a tool call must not accumulate.
+    if (this.openRoots.size > this.options.maxLiveRuns) this.openRoots.delete(this.openRoots.keys().next().value as string);
+  }
+
   private createRun(runKey: string): RunState {
     return { runKey, loop: new LoopRun({ logger: this.log, now: this.options.clock }) };
   }
@@ -382,7 +436,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   private onRelease(key: string, _state: RunState, reason: RunReleaseReason): void {
     this.released[reason] += 1;
-    if (reason === 'root-ended' || reason === 'shutdown') this.controllers.delete(key);
+    if (reason === 'shutdown') this.controllers.delete(key);
+    // An idle or evicted run's roots may never end: forget them with the run (bounded memory).
+    if (reason === 'idle' || reason === 'capacity') this.openRoots.delete(key);
     if (reason === 'capacity' && !this.capacityReported) {
       this.capacityReported = true;
       this.log.warn(
@@ -413,10 +469,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 }
 
-/** No parent, or a parent in another process: the span is this process's root of its trace. */
-function isLocalRoot(span: ReadableSpan): boolean {
-  const parent = span.parentSpanContext;
-  return parent === undefined || parent.isRemote === true;
+/**
+ * The span has no parent at all: it is its trace's root. (A span whose parent is in another
+ * process is not: that process may send more calls of the same trace, so such runs are
+ * released by the idle TTL instead.)
+ */
+function isTraceRoot(span: ReadableSpan): boolean {
+  return span.parentSpanContext === undefined;
 }
 
 function describeError(error: unknown): string {

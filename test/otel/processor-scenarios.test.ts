@@ -494,12 +494,12 @@ describe('run scoping on the span tree', () => {
     };
     const spans: Span[] = [];
     for (let i = 0; i < 22; i += 1) spans.push(lateArgs());
-    // Same counts as scenario 7; the critical cannot block (the tool already ran) but is annotated,
-    // and, being a veto, its outcome is not recorded: the next one is critical again.
+    // Same counts as scenario 7; the critical cannot block (the tool already ran) but is annotated.
+    // The call did run, so unlike a veto it is recorded with its outcome: the next count is 21.
     expect(summary(spans)).toEqual([
       `10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`,
       `20:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
-      `21:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
+      `21:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:21`,
     ]);
     expect(spanAttributes(spans[10])[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('warning');
     expect(spanAttributes(spans[20])[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('critical');

@@ -46,8 +46,8 @@ export function trajectoryCallSpan(call: TrajectoryCall): SpanView {
   };
   const resultText = call.result === undefined ? undefined : typeof call.result === 'string' ? call.result : JSON.stringify(call.result);
   if (call.error) {
-    return { name: `execute_tool ${call.tool}`, attributes, status: { code: STATUS_CODE_ERROR, message: resultText ?? '' } };
+    return { name: `${GEN_AI_OPERATION_EXECUTE_TOOL} ${call.tool}`, attributes, status: { code: STATUS_CODE_ERROR, message: resultText ?? '' } };
   }
   if (resultText !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_RESULT] = resultText;
-  return { name: `execute_tool ${call.tool}`, attributes, status: { code: 0 } };
+  return { name: `${GEN_AI_OPERATION_EXECUTE_TOOL} ${call.tool}`, attributes, status: { code: 0 } };
 }

@@ -35,6 +35,8 @@ export interface CallHandle {
   readonly index: number;
   readonly step?: number;
   readonly check: LoopCheck;
+  /** A critical verdict before the call ran: it would not have run, and has no outcome. */
+  readonly vetoed: boolean;
 }
 
 /** Per-run counters. */
@@ -93,7 +95,7 @@ export class RunReplay {
     meta: { index: number; step?: number; toolCallId?: string; phase: 'start' | 'end' },
   ): CallHandle {
     const call: ToolCallSignature = { toolName: identity.toolName, argsHash: identity.argsHash, knownPoll: identity.knownPoll, runId: this.runKey };
-    const check = this.loop.judge(call, meta.toolCallId, config);
+    const check = this.loop.judge(call, meta.toolCallId, config, meta.phase === 'end');
     const { verdict } = check;
     if (verdict) {
       if (check.blocked) {
@@ -120,7 +122,7 @@ export class RunReplay {
         });
       }
     }
-    return { call, toolCallId: meta.toolCallId, config, index: meta.index, step: meta.step, check };
+    return { call, toolCallId: meta.toolCallId, config, index: meta.index, step: meta.step, check, vetoed: check.blocked && meta.phase === 'start' };
   }
 
   /**
@@ -128,7 +130,7 @@ export class RunReplay {
    * lets the post-compaction guard observe it. Returns true when the guard aborts the run.
    */
   complete(handle: CallHandle, outcome: OutcomeHash): boolean {
-    if (handle.check.blocked) return false;
+    if (handle.vetoed) return false;
     const verdict = this.loop.complete(handle.call, handle.toolCallId, outcome, handle.config);
     if (!verdict) return false;
     this.counters.aborts += 1;
