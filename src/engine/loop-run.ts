@@ -1,5 +1,4 @@
 import type { ResolvedLoopDetectionConfig } from '../config/types.js';
-import type { EngineLogger } from './logger.js';
 import { LoopSession, type LoopCheck } from './loop-session.js';
 import type { OutcomeHash } from './outcome-hash.js';
 import { PostCompactionGuard, type GuardVerdict } from './post-compaction-guard.js';
@@ -21,15 +20,6 @@ export class LoopRun extends LoopSession {
   private guard?: PostCompactionGuard = undefined;
   /** The config of the first span that needed the guard (it decides the guard's settings). */
   private guardConfig?: ResolvedLoopDetectionConfig = undefined;
-
-  constructor(options: { logger?: EngineLogger; now?: () => number } = {}) {
-    super(options);
-  }
-
-  /** The run's session: the run itself. */
-  get session(): LoopSession {
-    return this;
-  }
 
   /**
    * Checks a call and records it unless the verdict blocks it. A call judged only after it

@@ -73,8 +73,6 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    * root span ends, and capped at `maxLiveRuns`.
    */
   private readonly controllers = new Map<string, AbortController>();
-  /** Open root spans per run key, for runs opened by more than one root span. */
-  private readonly openRoots = new Map<string, number>();
   private readonly runs: RunRegistry<RunState>;
   private readonly released: Record<RunReleaseReason, number> = { 'root-ended': 0, idle: 0, capacity: 0, shutdown: 0 };
   private readonly counter: Counter<Attributes>;
@@ -198,13 +196,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
         state.done = true;
         this.finishToolSpan(span, state, false);
       }
-      const scope = this.scopes.get(span);
-      if (scope) this.scopes.forget(span);
-      if (scope?.isRunRoot) this.endRunRoot(scope.runKey);
-      else if ((scope === undefined || scope.runKey === span.spanContext().traceId) && isTraceRoot(span)) {
-        // The trace's root ends the run scoped by that trace id, if there is one.
-        this.endRunRoot(span.spanContext().traceId);
-      }
+      const closed = this.scopes.closedBy(span, span.spanContext().traceId, span.parentSpanContext !== undefined);
+      // The run and its runSignal end with the last of its root spans (two may share a run id).
+      if (closed !== undefined && this.runs.closeRoot(closed)) this.controllers.delete(closed);
     } catch (error) {
       this.log.error(`onEnd failed: ${describeError(error)}`);
     }
@@ -231,7 +225,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     }
     const { traceId, spanId } = span.spanContext();
     const scope = this.scopes.resolve(span, { traceId, spanId }, hint, parent, start !== undefined || compactionRetry);
-    if (scope.isRunRoot) this.countOpenRoot(scope.runKey);
+    if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
 
     if (compactionRetry) this.armGuard(span, scope);
     if (!start || !adapter) return;
@@ -402,27 +396,6 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.count(attributes);
   }
 
-  /**
-   * A span that opened a run ended. The run ends with the last of its open roots (two root
-   * spans may carry the same run id): its state and its `runSignal` controller are released.
-   */
-  private endRunRoot(runKey: string): void {
-    const open = (this.openRoots.get(runKey) ?? 1) - 1;
-    if (open > 0) {
-      this.openRoots.set(runKey, open);
-      return;
-    }
-    this.openRoots.delete(runKey);
-    this.controllers.delete(runKey);
-    this.runs.release(runKey, 'root-ended');
-  }
-
-  private countOpenRoot(runKey: string): void {
-    this.openRoots.set(runKey, (this.openRoots.get(runKey) ?? 0) + 1);
-    // Roots that never end and never see a tool call must not accumulate.
-    if (this.openRoots.size > this.options.maxLiveRuns) this.openRoots.delete(this.openRoots.keys().next().value as string);
-  }
-
   private createRun(runKey: string): RunState {
     return { runKey, loop: new LoopRun({ logger: this.log, now: this.options.clock }) };
   }
@@ -437,8 +410,6 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private onRelease(key: string, _state: RunState, reason: RunReleaseReason): void {
     this.released[reason] += 1;
     if (reason === 'shutdown') this.controllers.delete(key);
-    // An idle or evicted run's roots may never end: forget them with the run (bounded memory).
-    if (reason === 'idle' || reason === 'capacity') this.openRoots.delete(key);
     if (reason === 'capacity' && !this.capacityReported) {
       this.capacityReported = true;
       this.log.warn(
@@ -467,15 +438,6 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       this.log.error(`${key} callback threw: ${describeError(error)}`);
     }
   }
-}
-
-/**
- * The span has no parent at all: it is its trace's root. (A span whose parent is in another
- * process is not: that process may send more calls of the same trace, so such runs are
- * released by the idle TTL instead.)
- */
-function isTraceRoot(span: ReadableSpan): boolean {
-  return span.parentSpanContext === undefined;
 }
 
 function describeError(error: unknown): string {

@@ -17,6 +17,8 @@ export type RunReleaseReason = 'root-ended' | 'idle' | 'capacity' | 'shutdown';
 export class RunRegistry<T> {
   private readonly runs = new Map<string, { state: T; lastActive: number }>();
   private lastSweep = 0;
+  /** Open root spans per run key (a run may be opened by several root spans). */
+  private readonly openRoots = new Map<string, number>();
 
   constructor(
     private readonly limits: RunRegistryLimits,
@@ -54,8 +56,32 @@ export class RunRegistry<T> {
     return state;
   }
 
+  /** A span that opens the run started. */
+  openRoot(key: string): void {
+    this.openRoots.set(key, (this.openRoots.get(key) ?? 0) + 1);
+    // Roots that never end and never see a tool call must not accumulate.
+    if (this.openRoots.size > this.limits.maxLiveRuns) this.openRoots.delete(this.openRoots.keys().next().value as string);
+  }
+
+  /**
+   * A span that opened the run ended. Returns true when it was the last open one: the run is
+   * over and its state released (`root-ended`).
+   */
+  closeRoot(key: string): boolean {
+    const open = (this.openRoots.get(key) ?? 1) - 1;
+    if (open > 0) {
+      this.openRoots.set(key, open);
+      return false;
+    }
+    this.openRoots.delete(key);
+    this.release(key, 'root-ended');
+    return true;
+  }
+
   /** Releases one run. */
   release(key: string, reason: RunReleaseReason): void {
+    // An idle or evicted run's roots may never end: forget them with the run.
+    if (reason !== 'root-ended') this.openRoots.delete(key);
     const entry = this.runs.get(key);
     if (!entry) return;
     this.runs.delete(key);

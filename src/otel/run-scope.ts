@@ -101,6 +101,19 @@ export class RunScopes {
     if (this.bySpanId.size > RunScopes.MAX_BY_SPAN_ID) this.bySpanId.delete(this.bySpanId.keys().next().value as string);
   }
 
+  /**
+   * The run an ending span closes, if any, and forgets the span: the run it opened, or — for a
+   * trace's root span (`hasParent` false) in the default trace scope — the run keyed by its
+   * trace id. (A span whose parent is in another process closes nothing: that process may send
+   * more calls of the same trace, so such runs are released by the idle TTL.)
+   */
+  closedBy(span: object, traceId: string, hasParent: boolean): string | undefined {
+    const scope = this.scopes.get(span);
+    if (scope) this.forget(span);
+    if (scope?.isRunRoot) return scope.runKey;
+    return !hasParent && (scope === undefined || scope.runKey === traceId) ? traceId : undefined;
+  }
+
   /** Drops the span-id entry of an ended span (the `WeakMap` entry goes with the span). */
   forget(span: object): void {
     const spanId = spanIdOf(span);

@@ -9,6 +9,8 @@ import type { PreparedSpan } from './prepared-span.js';
 export interface ReplaySpan {
   readonly traceId: string;
   readonly spanId: string;
+  /** The recorded parent, local or in another process; absent for the trace's root span. */
+  readonly parentSpanId?: string;
   /** Like the SDK's spans (run scopes look parents up by span id too). */
   spanContext(): { traceId: string; spanId: string };
   readonly prepared: PreparedSpan;
@@ -79,7 +81,8 @@ export class SpanReplayer {
     const { prepared } = span;
     // A span recognised only at its end (`matchEnd`) resolves its scope as a non-tool span.
     const tool = prepared.tool?.matchedAtEnd ? undefined : prepared.tool;
-    const scope = this.scopes.resolve(span, { traceId: span.traceId, spanId: span.spanId }, prepared.hint, parent, tool !== undefined);
+    const scope = this.scopes.resolve(span, { traceId: span.traceId, spanId: span.spanId }, prepared.hint, parent, tool !== undefined || prepared.compactionRetry);
+    if (scope.isRunRoot) this.registry.openRoot(scope.runKey);
     if (prepared.compactionRetry) {
       const run = this.touch(scope);
       run.replay.arm(this.resolver.forAgent(scope.agentId));
@@ -111,9 +114,8 @@ export class SpanReplayer {
       run.replay.complete(state.handle, tool.outcome);
       this.tools.delete(span);
     }
-    const scope = this.scopes.get(span);
-    if (scope?.isRunRoot) this.registry.release(scope.runKey, 'root-ended');
-    if (scope) this.scopes.forget(span);
+    const closed = this.scopes.closedBy(span, span.traceId, span.parentSpanId !== undefined);
+    if (closed !== undefined) this.registry.closeRoot(closed);
   }
 
   /** Releases every live run (end of input). */

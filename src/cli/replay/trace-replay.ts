@@ -4,7 +4,6 @@ import { SpanReplayer, type ReplayedRun, type ReplaySpan } from './span-replayer
 
 /** A prepared span with its place in the recorded trace tree and timeline. */
 export interface PooledSpan extends ReplaySpan {
-  readonly parentSpanId?: string;
   /** Start and end, microseconds since the epoch. */
   readonly startUs: number;
   readonly endUs: number;
