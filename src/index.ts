@@ -16,7 +16,7 @@ export {
   openClawAdapter,
   openInferenceAdapter,
   traceloopAdapter,
-  type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './otel/adapters/index.js';
+  type AdapterTriggers, type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './otel/adapters/index.js';
 export type { SpanView } from './otel/span-view.js';
 
 export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';

@@ -2,6 +2,7 @@ import { diag, type DiagLogger, type MeterProvider } from '@opentelemetry/api';
 import type { ToolLoopGuardConfig } from '../config/types.js';
 import type { ToolSpanAdapter } from './adapters/adapter.js';
 import { DEFAULT_ADAPTERS } from './adapters/index.js';
+import { declaresTriggers } from './span-triggers.js';
 import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
 
 /** Options of {@link ToolLoopSpanProcessor.create}. Each is resolved once: explicit value → env var → default. */
@@ -101,6 +102,10 @@ export function resolveProcessorOptions(
   if (!Array.isArray(adapters) || adapters.some((a) => typeof a?.matchStart !== 'function' || typeof a?.readEnd !== 'function')) {
     logger.warn('tool-loop-guard: option adapters must be an array of ToolSpanAdapter; using the built-in adapters');
     adapters = DEFAULT_ADAPTERS;
+  }
+  const malformed = adapters.filter((a) => a.triggers !== undefined && !declaresTriggers(a));
+  if (malformed.length > 0) {
+    logger.warn(`tool-loop-guard: adapter triggers must be {attributes: string[], spanNames?: string[]} (${malformed.map((a) => a.name).join(', ')}); every span is shown to every adapter`);
   }
   const clock = typeof options.clock === 'function' ? options.clock : Date.now;
   const configFile = options.configFile ?? (env.TOOL_LOOP_GUARD_CONFIG?.trim() || undefined);

@@ -20,6 +20,7 @@ import {
   hashToolSpanOutcome,
   knownAtStart,
   matchSpanEnd,
+  NOTHING_TO_READ,
   readSpanStart,
   type DescribedCall,
 } from './tool-span-reading.js';
@@ -28,6 +29,7 @@ import { abortRegisteredRun } from './run-abort-registry.js';
 import { RunRegistry, type RunReleaseReason } from './run-registry.js';
 import { RunScopes, type SpanScope } from './run-scope.js';
 import { shareDigester } from './shared-digester.js';
+import { SpanTriggers } from './span-triggers.js';
 
 /** A run's detection state. */
 interface RunState {
@@ -66,6 +68,7 @@ export interface ToolLoopProcessorStats {
 export class ToolLoopSpanProcessor implements SpanProcessor {
   private readonly log: DiagLogger;
   private readonly scopes = new RunScopes();
+  private readonly triggers: SpanTriggers;
   private readonly toolSpans = new WeakMap<object, ToolSpanState>();
   /**
    * `runSignal` controllers by run key. Kept apart from run states so that a signal handed out
@@ -90,6 +93,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   ) {
     this.log = log;
     this.counter = counter;
+    this.triggers = SpanTriggers.of(options.adapters);
     this.runs = new RunRegistry<RunState>({ idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns }, options.clock, (key, state, reason) => this.onRelease(key, state, reason));
   }
 
@@ -198,7 +202,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       }
       const closed = this.scopes.closedBy(span, span.spanContext().traceId, span.parentSpanContext !== undefined);
       // The run and its runSignal end with the last of its root spans (two may share a run id).
-      if (closed !== undefined && this.runs.closeRoot(closed)) this.controllers.delete(closed);
+      if (closed !== undefined && this.runs.closeRoot(closed) && this.controllers.size > 0) this.controllers.delete(closed);
     } catch (error) {
       this.log.error(`onEnd failed: ${describeError(error)}`);
     }
@@ -216,7 +220,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   private handleStart(span: Span, parentContext: Context): void {
-    const { adapter, start, hint, compactionRetry } = readSpanStart(this.options.adapters, span);
+    const { adapter, start, hint, compactionRetry } = this.triggers.mayConcernAtStart(span) ? readSpanStart(this.options.adapters, span) : NOTHING_TO_READ;
     const parentSpan = trace.getSpan(parentContext);
     const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
     if (!start && !hint && !compactionRetry) {
@@ -242,7 +246,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   /** A tool span recognised only at end (adapters' `matchEnd`); it keeps the scope resolved at its start. */
   private matchAtEnd(span: Span | ReadableSpan): ToolSpanState | undefined {
-    const match = matchSpanEnd(this.options.adapters, span);
+    const match = this.triggers.mayConcernAtEnd(span) ? matchSpanEnd(this.options.adapters, span) : undefined;
     if (!match) return undefined;
     const scope: SpanScope = this.scopes.get(span) ?? { runKey: span.spanContext().traceId, isRunRoot: false };
     const state: ToolSpanState = { ...match, scope, config: this.resolver.forAgent(scope.agentId), blocked: false, done: false };

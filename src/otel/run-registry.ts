@@ -68,12 +68,14 @@ export class RunRegistry<T> {
    * over and its state released (`root-ended`).
    */
   closeRoot(key: string): boolean {
-    const open = (this.openRoots.get(key) ?? 1) - 1;
-    if (open > 0) {
-      this.openRoots.set(key, open);
+    // Every trace's root span ends here: answer the common "nothing live" case without lookups.
+    if (this.openRoots.size === 0 && this.runs.size === 0) return true;
+    const open = this.openRoots.get(key);
+    if (open !== undefined && open > 1) {
+      this.openRoots.set(key, open - 1);
       return false;
     }
-    this.openRoots.delete(key);
+    if (open !== undefined) this.openRoots.delete(key);
     this.release(key, 'root-ended');
     return true;
   }

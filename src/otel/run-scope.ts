@@ -91,7 +91,9 @@ export class RunScopes {
 
   /** The scope a live parent passes to its children, if it has one worth passing. */
   private lookup(parent: object): SpanScope | undefined {
-    const scope = this.scopes.get(parent) ?? this.bySpanId.get(spanIdOf(parent) ?? '');
+    // Only a stand-in for a span (a non-recording wrapper of its span context) can carry the
+    // id of a remembered span; a recording span is remembered under itself or not at all.
+    const scope = this.scopes.get(parent) ?? (isRecording(parent) ? undefined : this.bySpanId.get(spanIdOf(parent) ?? ''));
     return scope && forDescendants(scope);
   }
 
@@ -119,6 +121,10 @@ export class RunScopes {
     const spanId = spanIdOf(span);
     if (spanId !== undefined) this.bySpanId.delete(spanId);
   }
+}
+
+function isRecording(span: object): boolean {
+  return (span as { isRecording?: () => boolean }).isRecording?.() === true;
 }
 
 function spanIdOf(span: object): string | undefined {

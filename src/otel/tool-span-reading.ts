@@ -39,6 +39,9 @@ export interface DescribedCall {
   readonly params?: unknown;
 }
 
+/** The reading of a span that is none of the adapters' business. */
+export const NOTHING_TO_READ: SpanStartReading = Object.freeze({ compactionRetry: false });
+
 /** Runs the adapters over a starting span, exactly as the processor's `onStart` does. */
 export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanView): SpanStartReading {
   let start: ToolCallStart | undefined;
@@ -67,8 +70,6 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
   if (!start && !hint && !rejected && !compactionRetry) return NOTHING_TO_READ;
   return { adapter, start, hint, rejected, compactionRetry };
 }
-
-const NOTHING_TO_READ: SpanStartReading = Object.freeze({ compactionRetry: false });
 
 /** Adapters' `matchEnd`, for spans no adapter matched at start (the processor's `matchAtEnd`). */
 export function matchSpanEnd(adapters: readonly ToolSpanAdapter[], span: SpanView): { adapter: ToolSpanAdapter; start: ToolCallStart } | undefined {

@@ -38,6 +38,21 @@ export interface RunScopeHint {
 }
 
 /**
+ * What a span must carry for an adapter to read anything from it. Lets the processor answer
+ * the spans no adapter cares about (most of an application's spans) with a few attribute
+ * lookups instead of asking every adapter.
+ */
+export interface AdapterTriggers {
+  /**
+   * Attribute keys: a span carrying none of them (and not named one of {@link spanNames}) gets
+   * `undefined` from `matchStart`, `matchEnd` and `scopeHint`, and `false` from `rejects`.
+   */
+  readonly attributes: readonly string[];
+  /** Span names that concern the adapter whatever their attributes. */
+  readonly spanNames?: readonly string[];
+}
+
+/**
  * One instrumentation convention. Adding a convention is adding one file that implements
  * this and listing it in `adapters/index.ts`.
  */
@@ -62,4 +77,9 @@ export interface ToolSpanAdapter {
   readonly contentAttributes?: readonly string[];
   /** Run-scope hints on any span (not only tool spans). */
   scopeHint?(span: SpanView): RunScopeHint | undefined;
+  /**
+   * The attributes and span names without which this adapter reads nothing from a span. Optional:
+   * when any adapter in use leaves it out, every span is shown to every adapter (correct, slower).
+   */
+  readonly triggers?: AdapterTriggers;
 }

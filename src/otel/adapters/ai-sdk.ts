@@ -41,6 +41,7 @@ function idAttribute(span: SpanView, key: string): string | undefined {
 export const aiSdkAdapter: ToolSpanAdapter = {
   name: 'ai-sdk',
   contentAttributes: [ATTR_AI_TOOL_CALL_ARGS, ATTR_AI_TOOL_CALL_RESULT],
+  triggers: { attributes: [ATTR_AI_OPERATION_ID], spanNames: [AI_SDK_TOOL_CALL] },
   matchStart(span) {
     if (span.name !== AI_SDK_TOOL_CALL && span.attributes[ATTR_AI_OPERATION_ID] !== AI_SDK_TOOL_CALL) return undefined;
     const toolName = stringAttribute(span, ATTR_AI_TOOL_CALL_NAME);

@@ -19,6 +19,7 @@ const CONTENT_KEYS = { arguments: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS], result: [AT
 export const genAiAdapter: ToolSpanAdapter = {
   name: 'gen-ai',
   contentAttributes: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT],
+  triggers: { attributes: [ATTR_GEN_AI_TOOL_NAME, ATTR_TOOL_LOOP_RUN_ID, ATTR_GEN_AI_AGENT_ID] },
   matchStart(span) {
     const toolName = stringAttribute(span, ATTR_GEN_AI_TOOL_NAME);
     if (toolName === undefined) return undefined;

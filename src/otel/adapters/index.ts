@@ -5,7 +5,7 @@ import { openClawAdapter } from './openclaw.js';
 import { openInferenceAdapter } from './openinference.js';
 import { traceloopAdapter } from './traceloop.js';
 
-export type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapter.js';
+export type { AdapterTriggers, RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapter.js';
 export { aiSdkAdapter } from './ai-sdk.js';
 export { genAiAdapter } from './gen-ai.js';
 export { openClawAdapter } from './openclaw.js';

@@ -44,6 +44,7 @@ export const openClawAdapter: ToolSpanAdapter = {
     ATTR_OPENCLAW_CONTENT_TOOL_INPUT,
     ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT,
   ],
+  triggers: { attributes: [ATTR_OPENCLAW_AGENT], spanNames: [OPENCLAW_SPAN_TOOL_EXECUTION, OPENCLAW_SPAN_RUN, OPENCLAW_SPAN_HARNESS_RUN] },
   matchStart(span) {
     // By name: `openclaw.skill.used` and `openclaw.tool.loop` spans also carry `openclaw.toolName`.
     if (span.name !== OPENCLAW_SPAN_TOOL_EXECUTION) return undefined;

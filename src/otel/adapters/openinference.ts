@@ -60,6 +60,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export const openInferenceAdapter: ToolSpanAdapter = {
   name: 'openinference',
   contentAttributes: [ATTR_OPENINFERENCE_INPUT_VALUE, ATTR_OPENINFERENCE_OUTPUT_VALUE],
+  triggers: { attributes: [ATTR_OPENINFERENCE_SPAN_KIND] },
   matchStart: match,
   matchEnd: match,
   readEnd(span) {

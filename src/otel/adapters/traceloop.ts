@@ -51,6 +51,7 @@ function match(span: SpanView): ToolCallStart | undefined {
 export const traceloopAdapter: ToolSpanAdapter = {
   name: 'traceloop',
   contentAttributes: [ATTR_TRACELOOP_ENTITY_INPUT, ATTR_TRACELOOP_ENTITY_OUTPUT],
+  triggers: { attributes: [ATTR_TRACELOOP_SPAN_KIND] },
   matchStart: match,
   matchEnd: match,
   readEnd(span) {

@@ -1,0 +1,104 @@
+/**
+ * The adapters' declared triggers let the processor skip asking them about plain spans. These
+ * tests check that the shortcut never changes a reading: a span the triggers rule out is one
+ * every built-in adapter ignores, at start and at end.
+ */
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_ADAPTERS, type ToolSpanAdapter } from '../../src/otel/adapters/index.js';
+import { SpanTriggers } from '../../src/otel/span-triggers.js';
+import type { SpanView } from '../../src/otel/span-view.js';
+import { matchSpanEnd, NOTHING_TO_READ, readSpanStart } from '../../src/otel/tool-span-reading.js';
+import * as sc from '../../src/semconv.js';
+import { createOtelHarness, recordDiag, resetOtelGlobals, startRunSpan, toolCall } from '../helpers/otel-harness.js';
+
+afterAll(resetOtelGlobals);
+
+/** Every attribute key and span name the project knows, plus a few an application might use. */
+const SEMCONV_STRINGS: string[] = (Object.values(sc) as unknown[]).filter((value): value is string => typeof value === 'string');
+const KEYS = [...SEMCONV_STRINGS.filter((value) => value.includes('.')), 'http.route', 'db.system', 'tool.name', 'session.id'];
+const NAMES = [...SEMCONV_STRINGS, 'GET /api', 'execute_tool read', 'ai.generateText', 'read.tool', ''];
+const VALUES = fc.oneof(fc.constantFrom(...SEMCONV_STRINGS, 'TOOL', 'tool', 'read', '{"path":"/a"}', ' ', ''), fc.integer(), fc.boolean());
+
+const spanView = fc.record({
+  name: fc.constantFrom(...NAMES),
+  attributes: fc.dictionary(fc.constantFrom(...KEYS), VALUES, { maxKeys: 6 }),
+});
+
+describe('SpanTriggers over the built-in adapters', () => {
+  const triggers = SpanTriggers.of(DEFAULT_ADAPTERS);
+
+  it('a span they rule out at start gets nothing from any adapter, and one ruled out at end matches none', () => {
+    let ruledOut = 0;
+    fc.assert(
+      fc.property(spanView, (span: SpanView) => {
+        if (!triggers.mayConcernAtStart(span)) {
+          ruledOut += 1;
+          expect(readSpanStart(DEFAULT_ADAPTERS, span)).toBe(NOTHING_TO_READ);
+        }
+        if (!triggers.mayConcernAtEnd(span)) expect(matchSpanEnd(DEFAULT_ADAPTERS, span)).toBeUndefined();
+      }),
+      { numRuns: 5000 },
+    );
+    // The property is not vacuous: plain spans are generated.
+    expect(ruledOut).toBeGreaterThan(100);
+  });
+
+  it('let through the spans each convention cares about', () => {
+    const view = (name: string, attributes: Record<string, unknown> = {}): SpanView => ({ name, attributes });
+    expect(triggers.mayConcernAtStart(view('GET /api', { 'http.route': '/api' }))).toBe(false);
+    expect(triggers.mayConcernAtStart(view('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' }))).toBe(true);
+    expect(triggers.mayConcernAtStart(view('work', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'r' }))).toBe(true);
+    expect(triggers.mayConcernAtStart(view('work', { [sc.ATTR_COMPACTION_RETRY]: true }))).toBe(true);
+    expect(triggers.mayConcernAtStart(view(sc.OPENCLAW_SPAN_RUN))).toBe(true);
+    expect(triggers.mayConcernAtStart(view(sc.AI_SDK_TOOL_CALL))).toBe(true);
+    // Only matchEnd adapters (OpenInference, Traceloop) look at ending spans not matched at start.
+    expect(triggers.mayConcernAtEnd(view('read.tool', { [sc.ATTR_TRACELOOP_SPAN_KIND]: 'tool' }))).toBe(true);
+    expect(triggers.mayConcernAtEnd(view('x', { [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL' }))).toBe(true);
+    expect(triggers.mayConcernAtEnd(view('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' }))).toBe(false);
+  });
+});
+
+describe('SpanTriggers over custom adapters', () => {
+  const custom = (name: string, triggers?: unknown): ToolSpanAdapter =>
+    ({
+      name,
+      triggers,
+      matchStart: (span: SpanView) => (span.attributes['my.tool'] === undefined ? undefined : { toolName: String(span.attributes['my.tool']), arguments: span.attributes['my.args'] }),
+      readEnd: () => ({ hasResult: false, isError: false }),
+    }) as ToolSpanAdapter;
+
+  it('an adapter that declares no triggers sees every span', () => {
+    const triggers = SpanTriggers.of([...DEFAULT_ADAPTERS, custom('mine')]);
+    expect(triggers.mayConcernAtStart({ name: 'GET /api', attributes: {} })).toBe(true);
+    expect(triggers.mayConcernAtEnd({ name: 'GET /api', attributes: {} })).toBe(true);
+  });
+
+  it('keys beyond the unrolled slots are checked too', () => {
+    const keys = Array.from({ length: 14 }, (_, i) => `k.${i}`);
+    const triggers = SpanTriggers.of([custom('many', { attributes: keys })]);
+    for (const key of keys) expect(triggers.mayConcernAtStart({ name: 'x', attributes: { [key]: 1 } })).toBe(true);
+    expect(triggers.mayConcernAtStart({ name: 'x', attributes: { 'k.14': 1 } })).toBe(false);
+  });
+
+  it('through the processor: a custom adapter with triggers judges its spans; malformed triggers are warned about and turn the shortcut off', async () => {
+    const diagLog = recordDiag();
+    for (const triggers of [{ attributes: ['my.tool'] }, { attributes: 'my.tool' }]) {
+      const h = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3, globalCircuitBreakerThreshold: 4 } } }, adapters: [custom('mine', triggers)] });
+      const root = startRunSpan(h.tracer, { runId: `run-${typeof triggers.attributes}` });
+      const ctx = trace.setSpan(ROOT_CONTEXT, root);
+      for (let i = 0; i < 3; i += 1) h.tracer.startSpan('my call', { attributes: { 'my.tool': 'read', 'my.args': '{"path":"/a"}' } }, ctx).end();
+      root.end();
+      expect(h.loopEvents.map((event) => `${event.detector}:${event.level}`)).toEqual(['generic_repeat:warning']);
+      await h.shutdown();
+    }
+    expect(diagLog.at('warn').filter((line) => line.includes('adapter triggers must be'))).toHaveLength(1);
+    // The built-in gen-ai convention is not in play with a custom adapter list.
+    const h = await createOtelHarness({ adapters: [custom('mine', { attributes: ['my.tool'] })] });
+    const root = startRunSpan(h.tracer, { runId: 'run-builtin-off' });
+    for (let i = 0; i < 12; i += 1) toolCall(h.tracer, { tool: 'read', args: '{}', parent: root });
+    root.end();
+    expect(h.loopEvents).toEqual([]);
+  });
+});
