@@ -50,8 +50,33 @@ interface Frame {
   index: number;
 }
 
+/**
+ * Sorts objects' keys, remembering the last key list: the objects of an array of records
+ * (search hits, rows) share one, so it is sorted once instead of once per record.
+ */
+class KeySorter {
+  private lastKeys: readonly string[] = [];
+  private lastSorted: readonly string[] = [];
+
+  sorted(node: object): readonly string[] {
+    const keys = Object.keys(node);
+    const last = this.lastKeys;
+    if (keys.length === last.length) {
+      let same = true;
+      for (let i = 0; i < keys.length && same; i += 1) same = keys[i] === last[i];
+      if (same) return this.lastSorted;
+    }
+    this.lastKeys = keys;
+    this.lastSorted = [...keys].sort();
+    return this.lastSorted;
+  }
+}
+
+/** Ancestors up to this depth are found by scanning the stack; deeper ones are also kept in a set. */
+const SCANNED_DEPTH = 16;
+
 /** How an object is walked: its keys (none for arrays) and where its values are read from. May throw. */
-function frameOf(node: object): Frame {
+function frameOf(node: object, sorter: KeySorter): Frame {
   if (node instanceof Uint8Array) {
     const source = { data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'), type: 'Uint8Array' };
     return { node, keys: BYTES_KEYS, source, length: BYTES_KEYS.length, index: 0 };
@@ -61,7 +86,7 @@ function frameOf(node: object): Frame {
     const source = { message: node.message, name: node.name, stack: node.stack };
     return { node, keys: ERROR_KEYS, source, length: ERROR_KEYS.length, index: 0 };
   }
-  const keys = Object.keys(node).sort();
+  const keys = sorter.sorted(node);
   return { node, keys, source: node as Record<string, unknown>, length: keys.length, index: 0 };
 }
 
@@ -93,7 +118,14 @@ function frameOf(node: object): Frame {
  */
 export function writeCanonical(value: unknown, sink: CanonicalSink): void {
   const stack: Frame[] = [];
-  const ancestors = new Set<object>();
+  // Deep ancestors only: a shallow path is scanned, cheaper than a set for every object.
+  const deepAncestors = new Set<object>();
+  const sorter = new KeySorter();
+  const isAncestor = (node: object): boolean => {
+    const scanned = Math.min(stack.length, SCANNED_DEPTH);
+    for (let depth = 0; depth < scanned; depth += 1) if (stack[depth].node === node) return true;
+    return stack.length > SCANNED_DEPTH && deepAncestors.has(node);
+  };
 
   const open = (v: unknown): void => {
     switch (typeof v) {
@@ -123,20 +155,20 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
       return;
     }
     const node = v as object;
-    if (ancestors.has(node)) {
+    if (isAncestor(node)) {
       sink.writeString(CIRCULAR);
       return;
     }
     let frame: Frame;
     try {
-      frame = frameOf(node);
+      frame = frameOf(node, sorter);
     } catch {
       // A throwing getter or proxy trap (even Array.isArray throws on a revoked proxy).
       sink.writeString(UNREADABLE);
       return;
     }
     sink.write(frame.keys === undefined ? '[' : '{');
-    ancestors.add(node);
+    if (stack.length >= SCANNED_DEPTH) deepAncestors.add(node);
     stack.push(frame);
   };
 
@@ -161,8 +193,8 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
       open(property);
     } else {
       sink.write(frame.keys === undefined ? ']' : '}');
-      ancestors.delete(frame.node);
       stack.pop();
+      if (stack.length >= SCANNED_DEPTH) deepAncestors.delete(frame.node);
     }
   }
 }

@@ -9,10 +9,6 @@ export interface Digester {
   digestText(text: string): string;
 }
 
-/** Buffered pieces are handed to the hasher once they reach this many UTF-16 units. */
-const FLUSH_AT = 64 * 1024;
-/** Strings at least this long skip the buffer and go straight to the hasher. */
-const PASS_THROUGH_AT = 16 * 1024;
 /** Huge strings are fed in slices so the wasm memory grows by at most ~3× this. */
 const SLICE_AT = 1024 * 1024;
 
@@ -67,43 +63,98 @@ export function digestInput(value: unknown): string {
   return parts.join('');
 }
 
+/** Bytes a hashing sink gathers before handing them to the hasher. */
+const BUFFER_BYTES = 64 * 1024;
+/** Strings longer than this (UTF-16 units) go to the hasher directly instead of through the buffer. */
+const PASS_THROUGH_AT = 16 * 1024;
+/** Strings up to this many units are copied unit by unit while they are ASCII. */
+const SHORT_STRING = 128;
+const QUOTE = 0x22;
+const COLON = 0x3a;
+
+const encoder = new TextEncoder();
+
 /**
  * Feeds the canonical token stream to xxhash64. Strings are written as `"<length>:<text>"`
  * (UTF-16 length, raw text) rather than JSON-escaped: the stream stays unambiguous, so two
  * values get the same digest exactly when their canonical serialisations are equal, and a
- * long string is hashed straight from its UTF-8 encoding with no escaped copy. The hasher's
- * UTF-8 encoder replaces lone surrogates with U+FFFD, as the canonical text does.
+ * long string is hashed straight from its UTF-8 encoding with no escaped copy. UTF-8 encoding
+ * replaces lone surrogates with U+FFFD, as the canonical text does.
+ *
+ * Tokens are encoded straight into a byte buffer; a value whose stream fits in it (almost
+ * every tool call) is hashed in one call, without a streaming hasher or intermediate strings.
  */
 class HashingSink implements CanonicalSink {
-  private buffer = '';
+  private length = 0;
+  private hasher: XXHash<bigint> | undefined;
 
-  constructor(private readonly hasher: XXHash<bigint>) {}
+  constructor(
+    private readonly api: XXHashAPI,
+    private readonly seed: bigint,
+    private readonly bytes: Uint8Array,
+  ) {}
 
+  /** `chunk` is punctuation, a number or a bare word: ASCII, one byte per unit. */
   write(chunk: string): void {
-    this.buffer += chunk;
-    if (this.buffer.length >= FLUSH_AT) this.flush();
+    if (this.length + chunk.length > this.bytes.length) this.flush();
+    const { bytes } = this;
+    let at = this.length;
+    for (let i = 0; i < chunk.length; i += 1) bytes[at++] = chunk.charCodeAt(i);
+    this.length = at;
   }
 
   writeString(text: string): void {
-    if (text.length < PASS_THROUGH_AT) {
-      this.write(stringToken(text));
+    const prefix = String(text.length);
+    // Worst case: quote, prefix, colon, 3 bytes per UTF-16 unit, quote.
+    if (text.length > PASS_THROUGH_AT) {
+      this.writeAscii(QUOTE, prefix, COLON);
+      this.flush();
+      updateSliced(this.streaming(), text);
+      this.writeAscii(QUOTE);
       return;
     }
-    this.buffer += `"${text.length}:`;
-    this.flush();
-    updateSliced(this.hasher, text);
-    this.buffer = '"';
+    if (this.length + prefix.length + 3 + text.length * 3 > this.bytes.length) this.flush();
+    this.writeAscii(QUOTE, prefix, COLON);
+    const { bytes } = this;
+    let at = this.length;
+    let i = 0;
+    // Most strings in tool content are short ASCII (keys, ids, numbers as text): copying their
+    // units is cheaper than a call to the encoder, which takes over at the first non-ASCII unit.
+    if (text.length <= SHORT_STRING) {
+      for (; i < text.length; i += 1) {
+        const unit = text.charCodeAt(i);
+        if (unit >= 0x80) break;
+        bytes[at++] = unit;
+      }
+    }
+    if (i < text.length) at += encoder.encodeInto(i === 0 ? text : text.slice(i), bytes.subarray(at)).written;
+    bytes[at++] = QUOTE;
+    this.length = at;
   }
 
   finish(): string {
-    this.flush();
+    const filled = this.bytes.subarray(0, this.length);
+    if (this.hasher === undefined) return toHex16(this.api.h64Raw(filled, this.seed));
+    this.hasher.update(filled);
     return toHex16(this.hasher.digest());
   }
 
+  private writeAscii(before: number, text = '', after?: number): void {
+    if (this.length + text.length + 2 > this.bytes.length) this.flush();
+    this.bytes[this.length++] = before;
+    for (let i = 0; i < text.length; i += 1) this.bytes[this.length++] = text.charCodeAt(i);
+    if (after !== undefined) this.bytes[this.length++] = after;
+  }
+
+  private streaming(): XXHash<bigint> {
+    this.hasher ??= this.api.create64(this.seed);
+    return this.hasher;
+  }
+
   private flush(): void {
-    if (this.buffer.length === 0) return;
-    this.hasher.update(this.buffer);
-    this.buffer = '';
+    if (this.length === 0) return;
+    this.streaming().update(this.bytes.subarray(0, this.length));
+    this.length = 0;
   }
 }
 
@@ -122,11 +173,21 @@ class HashingSink implements CanonicalSink {
 export async function createDigester(options?: { seed?: bigint }): Promise<Digester> {
   const api = await loadXxhash();
   const seed = options?.seed ?? 0n;
+  // One buffer per digester, reused by each digest; a digest that starts while another is
+  // under way (a getter of the value being hashed that hashes) gets its own.
+  const shared = new Uint8Array(BUFFER_BYTES);
+  let busy = false;
   return {
     digest(value: unknown): string {
-      const sink = new HashingSink(api.create64(seed));
-      writeCanonical(value, sink);
-      return sink.finish();
+      const own = busy;
+      busy = true;
+      try {
+        const sink = new HashingSink(api, seed, own ? new Uint8Array(BUFFER_BYTES) : shared);
+        writeCanonical(value, sink);
+        return sink.finish();
+      } finally {
+        if (!own) busy = false;
+      }
     },
     digestText(text: string): string {
       if (text.length <= SLICE_AT) return api.h64ToString(text, seed);

@@ -93,6 +93,31 @@ describe('canonicalString (spec §b.2 stable serialisation)', () => {
     expect(canonicalString(error)).toBe('{"message":{"back":"[Circular]"},"name":"Error","stack":"s"}');
   });
 
+  it('finds cycles at any depth, shallow (scanned) or deep (kept in a set)', () => {
+    for (const depth of [1, 15, 16, 17, 40]) {
+      const root: Record<string, unknown> = {};
+      const path = [root];
+      let node = root;
+      for (let i = 0; i < depth; i += 1) {
+        const next: Record<string, unknown> = {};
+        node.n = next;
+        node = next;
+        path.push(node);
+      }
+      node.back = root;
+      // The grandparent: on the scanned part of the path when shallow, in the set when deep.
+      node.up = path[Math.max(0, depth - 2)];
+      node.shared = [1];
+      const expected = `${'{"n":'.repeat(depth)}{"back":"[Circular]","shared":[1],"up":"[Circular]"}${'}'.repeat(depth)}`;
+      expect(canonicalString(root)).toBe(expected);
+    }
+  });
+
+  it('sorts the keys of each record in an array, whatever order each lists them in', () => {
+    const rows = [{ b: 1, a: 2 }, { b: 3, a: 4 }, { a: 5, b: 6 }, { b: 7, c: 8 }, { b: 9, a: 10 }];
+    expect(canonicalString(rows)).toBe('[{"a":2,"b":1},{"a":4,"b":3},{"a":5,"b":6},{"b":7,"c":8},{"a":10,"b":9}]');
+  });
+
   it('handles nesting 10 000 deep without recursion', () => {
     let value: unknown = 'leaf';
     for (let i = 0; i < 10_000; i++) value = i % 2 === 0 ? { k: value } : [value];

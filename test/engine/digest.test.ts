@@ -124,6 +124,37 @@ describe('createDigester', () => {
     expect(digester.digest(loneAtEdge)).toBe(digester.digest(`${'a'.repeat(1_048_575)}\uFFFD${'b'.repeat(10)}`));
   });
 
+  it('token streams that cross the 64 KiB byte buffer many times hash like the one-piece stream', () => {
+    const unit = fc.oneof(fc.constantFrom('a', 'Z', '"', ':', '\n'), fc.constantFrom('é', '漢', '\uD83D\uDE00', '\uD800', '\uDC00'));
+    // Strings of every size class: short ASCII, short with non-ASCII anywhere, medium, and over 16 K units.
+    const text = fc.tuple(fc.array(unit, { maxLength: 12 }), fc.nat({ max: 20_000 }), fc.nat({ max: 1 })).map(([units, pad, side]) => {
+      const filler = 'x'.repeat(pad % 3 === 0 ? pad : pad % 200);
+      return side === 0 ? filler + units.join('') : units.join('') + filler;
+    });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, fc.integer()), { minLength: 1, maxLength: 40 }), (rows) => {
+        const value = rows.map(([t, n]) => ({ t, n, k: { [t.slice(0, 8)]: n } }));
+        return digester.digest(value) === canonicalHash(value);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a digest taken while another is under way (a getter that hashes) leaves both right', () => {
+    const inner = { path: '/x', lines: [1, 2, 3] };
+    let innerDigest = '';
+    const outer = {
+      a: 'before',
+      get b() {
+        innerDigest = digester.digest(inner);
+        return 'x'.repeat(300);
+      },
+      c: 'after',
+    };
+    expect(digester.digest(outer)).toBe(canonicalHash({ a: 'before', b: 'x'.repeat(300), c: 'after' }));
+    expect(innerDigest).toBe(canonicalHash(inner));
+  });
+
   it('hashes a 10 MB string and a 10 MB nested object', () => {
     const big = 'abcdefghij'.repeat(1_000_000);
     expect(digester.digest(big)).toBe(h64ToString(`"${big.length}:${big}"`));
