@@ -93,10 +93,7 @@ export class SpanTriggers {
     // `compaction.retry` is read on every span, whichever adapter matches it.
     return new SpanTriggers(
       TriggerSet.of(adapters, [ATTR_COMPACTION_RETRY]),
-      TriggerSet.of(
-        adapters.filter((adapter) => adapter.matchEnd !== undefined),
-        [],
-      ),
+      TriggerSet.of(adapters.filter((adapter) => adapter.matchEnd !== undefined), []),
     );
   }
 
