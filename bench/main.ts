@@ -18,6 +18,8 @@ import { LoopSession } from '../src/engine/loop-session.js';
 import { hashToolOutcome } from '../src/engine/outcome-hash.js';
 import { measure, pairedRatio, type Measurement, type Variant } from './harness.js';
 import { NaiveLoopSpanProcessor } from './naive-processor.js';
+import { DEFAULT_ADAPTERS } from '../src/otel/adapters/index.js';
+import { SpanTriggers } from '../src/otel/span-triggers.js';
 import { ours, startRun, toolSpan, tracerWith } from './spans.js';
 import { argsJson, httpAttributes, prng, structuredResultJson, textResultJson } from './workloads.js';
 
@@ -68,6 +70,17 @@ async function target1(): Promise<void> {
   const mine = tracerWith(await ours());
   // The SDK's own cost of having any processor at all (MultiSpanProcessor dispatch).
   const noop = tracerWith({ onStart() {}, onEnding() {}, onEnd() {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() });
+  // The least a processor for these conventions must do on a plain span: look for the
+  // attributes and names that mark a tool span or a run, at start and (kinds set late) at end.
+  const triggers = SpanTriggers.of(DEFAULT_ADAPTERS);
+  let noticed = 0;
+  const minimal = tracerWith({
+    onStart: (span) => void (triggers.mayConcernAtStart(span) && (noticed += 1)),
+    onEnding: (span) => void (triggers.mayConcernAtEnd(span) && (noticed += 1)),
+    onEnd() {},
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  });
   const rootBatch = (tracer: ReturnType<typeof tracerWith>) => {
     let i = 0;
     return (ops: number) => {
@@ -95,6 +108,7 @@ async function target1(): Promise<void> {
       { name: 'floor child', batch: childBatch(floor) },
       { name: 'ours child', batch: childBatch(mine) },
       { name: 'noop-processor root', batch: rootBatch(noop) },
+      { name: 'trigger-check-only root', batch: rootBatch(minimal) },
     ],
     { base: 'floor root', ...T },
   );
@@ -105,6 +119,8 @@ async function target1(): Promise<void> {
   check('1', 'non-tool child span: ours / floor', child, '<=', 1.05);
   check('1', 'non-tool root span: empty processor / floor (info: SDK dispatch cost)', pairedRatio(m, 'noop-processor root', 'floor root'), '<=', 1.05, false);
   check('1', 'non-tool root span: ours / empty processor (info)', pairedRatio(m, 'ours root', 'noop-processor root'), '<=', 1.05, false);
+  check('1', 'non-tool root span: trigger check only / floor (info: the least a processor for these conventions does)', pairedRatio(m, 'trigger-check-only root', 'floor root'), '<=', 1.05, false);
+  if (noticed !== 0) sanity.push(`target 1: the trigger check took ${noticed} plain spans for tool or run spans`);
   details.target1 = m;
 }
 
