@@ -70,7 +70,6 @@ const PASS_THROUGH_AT = 16 * 1024;
 /** Strings up to this many units are copied unit by unit while they are ASCII. */
 const SHORT_STRING = 128;
 const QUOTE = 0x22;
-const COLON = 0x3a;
 
 const encoder = new TextEncoder();
 
@@ -105,16 +104,18 @@ class HashingSink implements CanonicalSink {
 
   writeString(text: string): void {
     const prefix = String(text.length);
-    // Worst case: quote, prefix, colon, 3 bytes per UTF-16 unit, quote.
     if (text.length > PASS_THROUGH_AT) {
-      this.writeAscii(QUOTE, prefix, COLON);
+      this.write(`"${prefix}:`);
       this.flush();
       updateSliced(this.streaming(), text);
-      this.writeAscii(QUOTE);
+      this.write('"');
       return;
     }
+    // Room for the worst case: quote, prefix, colon, 3 bytes per UTF-16 unit, quote.
     if (this.length + prefix.length + 3 + text.length * 3 > this.bytes.length) this.flush();
-    this.writeAscii(QUOTE, prefix, COLON);
+    this.write('"');
+    this.write(prefix);
+    this.write(':');
     const { bytes } = this;
     let at = this.length;
     let i = 0;
@@ -137,13 +138,6 @@ class HashingSink implements CanonicalSink {
     if (this.hasher === undefined) return toHex16(this.api.h64Raw(filled, this.seed));
     this.hasher.update(filled);
     return toHex16(this.hasher.digest());
-  }
-
-  private writeAscii(before: number, text = '', after?: number): void {
-    if (this.length + text.length + 2 > this.bytes.length) this.flush();
-    this.bytes[this.length++] = before;
-    for (let i = 0; i < text.length; i += 1) this.bytes[this.length++] = text.charCodeAt(i);
-    if (after !== undefined) this.bytes[this.length++] = after;
   }
 
   private streaming(): XXHash<bigint> {

@@ -29,7 +29,7 @@ export function normalizeRunId(runId: string | undefined): string | undefined {
  *   strings are flattened (see {@link flat}).
  */
 
-/** Slots of one record. */
+// Slots of one record, STRIDE apart in a scope's ring.
 /** The args hash, which names the tool (`<toolName>:<digest>`, spec §b.2); else a {@link NamedArgsHash}. */
 const CALL = 0;
 const TOOL_CALL_ID = 1;
