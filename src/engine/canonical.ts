@@ -12,31 +12,25 @@ export interface CanonicalSink {
   writeString(text: string): void;
 }
 
+/** ES2024 string methods, in every Node this package supports (>= 20); not yet in our TS lib. */
 interface WellFormedString {
   isWellFormed(): boolean;
   toWellFormed(): string;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const ERROR_KEYS: readonly string[] = ['message', 'name', 'stack'];
 const BYTES_KEYS: readonly string[] = ['data', 'type'];
 const CIRCULAR = '[Circular]';
 /** Written for a value whose keys or property cannot be read (a throwing getter or proxy trap). */
 const UNREADABLE = '[Unreadable]';
 
-const hasWellFormed =
-  typeof (String.prototype as Partial<WellFormedString>).toWellFormed === 'function';
-
 /**
  * Replaces lone UTF-16 surrogates with U+FFFD; returns `text` itself when it is
  * well-formed.
  */
 export function sanitizeSurrogates(text: string): string {
-  if (hasWellFormed) {
-    const s = text as unknown as WellFormedString;
-    return s.isWellFormed() ? text : s.toWellFormed();
-  }
-  return text.replace(LONE_SURROGATE, '\uFFFD');
+  const s = text as unknown as WellFormedString;
+  return s.isWellFormed() ? text : s.toWellFormed();
 }
 
 interface Frame {

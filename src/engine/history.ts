@@ -454,10 +454,9 @@ export class ToolCallHistory {
     return new ScopeView(this.scopeOf(normalizeRunId(runId)));
   }
 
-  /** Appends a pre-call record (spec §b.3 step 1) and trims the window. */
+  /** Appends a pre-call record (spec §b.3 step 1), evicting the oldest beyond `historySize`. */
   recordCall(call: { toolName: string; argsHash: string; toolCallId?: string; runId?: string }, historySize: number): void {
     this.append(call.toolName, call.argsHash, call.toolCallId, normalizeRunId(call.runId), historySize);
-    this.trim(historySize);
   }
 
   /**
@@ -479,9 +478,7 @@ export class ToolCallHistory {
     const target = this.append(outcome.toolName, outcome.argsHash, outcome.toolCallId, runId, historySize);
     const seq = target.end - 1;
     target.setOutcome(seq, resultHash, outcome.unknownToolName);
-    const record = target.toRecord(seq);
-    this.trim(historySize);
-    return record;
+    return target.toRecord(seq);
   }
 
   private scopeOf(runId: string | undefined): ScopeLog | undefined {
@@ -490,10 +487,10 @@ export class ToolCallHistory {
   }
 
   /**
-   * Appends a pending record to its scope; the caller trims the window to `historySize`
-   * afterwards. The window is first trimmed to leave room for it, which keeps a scope's ring
-   * within `historySize`; the derived state (alternation tail, signature counts) ends up as if
-   * the record had been appended first and the window trimmed after.
+   * Appends a pending record to its scope. The window is first trimmed to leave room for it,
+   * so it holds at most `historySize` records and a scope's ring never grows beyond that; the
+   * derived state (alternation tail, signature counts) ends up as if the record had been
+   * appended first and the window trimmed after.
    */
   private append(toolName: string, argsHash: string, toolCallId: string | undefined, runId: string | undefined, historySize: number): ScopeLog {
     this.trim(historySize - 1);

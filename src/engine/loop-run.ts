@@ -18,7 +18,7 @@ export type GuardAbort = Extract<GuardVerdict, { shouldAbort: true }>;
 export class LoopRun extends LoopSession {
   /** Created when the run is first armed: an unarmed guard observes nothing. */
   private guard?: PostCompactionGuard = undefined;
-  /** The config of the first span that needed the guard (it decides the guard's settings). */
+  /** The config of the run's first hashed outcome; the guard is built with it when the run is first armed. */
   private guardConfig?: ResolvedLoopDetectionConfig = undefined;
 
   /**

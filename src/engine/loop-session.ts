@@ -11,7 +11,7 @@ export interface LoopCheck {
   readonly verdict?: LoopVerdict;
   /** Whether the verdict is to be surfaced: every critical, and warnings that pass suppression. */
   readonly emit: boolean;
-  /** True for a critical verdict: the call must not run and is not recorded. */
+  /** True for a critical verdict: the call must not run and is not recorded (unless it was judged after it ran, see `LoopRun.judge`). */
   readonly blocked: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * A FIFO queue with O(1) push, shift and indexed access from either end. Backed by an array
+ * A FIFO queue with O(1) push and shift. Backed by an array
  * with a moving head that is compacted when it passes half of the storage, so a rolling
  * window does not pay `Array#shift`'s linear cost.
  */
@@ -25,17 +25,6 @@ export class RingQueue<T> {
       this.head = 0;
     }
     return item;
-  }
-
-  /** The item `index` places from the newest (0 = newest). */
-  fromNewest(index: number): T | undefined {
-    const position = this.items.length - 1 - index;
-    return position >= this.head ? this.items[position] : undefined;
-  }
-
-  /** The oldest item. */
-  oldest(): T | undefined {
-    return this.head < this.items.length ? this.items[this.head] : undefined;
   }
 
   /** Items from oldest to newest (a copy). */
