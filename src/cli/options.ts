@@ -98,10 +98,13 @@ export function applyOverrides(config: ToolLoopGuardConfig, overrides: ConfigOve
   return next;
 }
 
-/** Loads `--config` (JSON5, same rules as the processor) and reports its warnings. */
-export async function loadCliConfig(file: string | undefined, warn: (line: string) => void): Promise<ToolLoopGuardConfig> {
+/**
+ * Loads `--config` (JSON5, same rules as the processor). Its warnings go to `warn`; leave it out
+ * when the config goes to an `AgentConfigResolver`, which reports them itself.
+ */
+export async function loadCliConfig(file: string | undefined, warn?: (line: string) => void): Promise<ToolLoopGuardConfig> {
   if (file === undefined) return {};
   const loaded = await loadConfigFile(file);
-  for (const warning of loaded.warnings) warn(`config ${file}: ${warning.path}: ${warning.message}`);
+  if (warn) for (const warning of loaded.warnings) warn(`config ${file}: ${warning.path}: ${warning.message}`);
   return loaded.config;
 }

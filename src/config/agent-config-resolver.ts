@@ -17,10 +17,12 @@ export class AgentConfigResolver {
   private readonly logger: EngineLogger;
   private globalResolved: ResolvedLoopDetectionConfig | undefined;
 
-  constructor(config: ToolLoopGuardConfig | undefined, logger: EngineLogger = silentLogger) {
+  /** @param source - Where the config came from (a file), named in warnings. */
+  constructor(config: ToolLoopGuardConfig | undefined, logger: EngineLogger = silentLogger, source?: string) {
     this.logger = logger;
+    const where = source === undefined ? 'config' : `config ${source}:`;
     for (const issue of validateToolLoopGuardConfig(config ?? {})) {
-      logger.warn(`config ${issue.path}: ${issue.message}`);
+      logger.warn(`${where} ${issue.path}: ${issue.message}`);
     }
     const root = isObject(config) ? config : {};
     this.global = isObject(root.tools) ? (root.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;

@@ -3,6 +3,7 @@ import type { ToolLoopGuardConfig } from '../config/types.js';
 import type { ToolSpanAdapter } from './adapters/adapter.js';
 import { DEFAULT_ADAPTERS } from './adapters/index.js';
 import { declaresTriggers } from './span-triggers.js';
+import { PACKAGE_NAME } from '../version.js';
 import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
 
 /** Options of {@link ToolLoopSpanProcessor.create}. Each is resolved once: explicit value → env var → default. */
@@ -26,7 +27,7 @@ export interface ToolLoopSpanProcessorOptions {
   abortOnCritical?: boolean;
   /**
    * Remove raw `gen_ai.tool.call.arguments` / `gen_ai.tool.call.result` (and the adapters'
-   * content attributes) from tool spans after hashing, before export. Default `false`.
+   * content attributes) after hashing, before export — the GenAI ones from any span. Default `false`.
    * Env: `TOOL_LOOP_GUARD_REDACT_CONTENT`.
    */
   redactContent?: boolean;
@@ -58,6 +59,8 @@ export interface ResolvedProcessorOptions {
   readonly hashSeed: bigint;
   readonly adapters: readonly ToolSpanAdapter[];
   readonly clock: () => number;
+  readonly onLoopEvent?: (event: LoopEvent) => void;
+  readonly onAbort?: (event: LoopAbortEvent) => void;
 }
 
 /** Default `runIdleTtlMs`: 15 minutes. */
@@ -71,20 +74,20 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function resolveProcessorOptions(
   options: ToolLoopSpanProcessorOptions,
   env: Env = process.env,
-  logger: DiagLogger = diag,
+  logger: DiagLogger = diag.createComponentLogger({ namespace: PACKAGE_NAME }),
 ): ResolvedProcessorOptions {
   const bool = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: boolean): boolean => {
     const explicit = options[key];
     if (explicit !== undefined) {
       if (typeof explicit === 'boolean') return explicit;
-      logger.warn(`tool-loop-guard: option ${key} must be a boolean, got ${typeof explicit}; using ${fallback}`);
+      logger.warn(`option ${key} must be a boolean, got ${typeof explicit}; using ${fallback}`);
       return fallback;
     }
     const raw = env[envKey]?.trim().toLowerCase();
     if (raw === undefined || raw === '') return fallback;
     if (raw === 'true' || raw === '1') return true;
     if (raw === 'false' || raw === '0') return false;
-    logger.warn(`tool-loop-guard: ${envKey}=${JSON.stringify(raw)} is not a boolean; using ${fallback}`);
+    logger.warn(`${envKey}=${JSON.stringify(raw)} is not a boolean; using ${fallback}`);
     return fallback;
   };
   const positive = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: number): number => {
@@ -94,20 +97,26 @@ export function resolveProcessorOptions(
     const value = explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
     if (value === undefined) return fallback;
     if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-    logger.warn(`tool-loop-guard: ${source} must be a positive integer, got ${String(value)}; using ${fallback}`);
+    logger.warn(`${source} must be a positive integer, got ${String(value)}; using ${fallback}`);
     return fallback;
   };
 
   let adapters = options.adapters ?? DEFAULT_ADAPTERS;
   if (!Array.isArray(adapters) || adapters.some((a) => typeof a?.matchStart !== 'function' || typeof a?.readEnd !== 'function')) {
-    logger.warn('tool-loop-guard: option adapters must be an array of ToolSpanAdapter; using the built-in adapters');
+    logger.warn('option adapters must be an array of ToolSpanAdapter; using the built-in adapters');
     adapters = DEFAULT_ADAPTERS;
   }
   const malformed = adapters.filter((a) => a.triggers !== undefined && !declaresTriggers(a));
   if (malformed.length > 0) {
-    logger.warn(`tool-loop-guard: adapter triggers must be {attributes: string[], spanNames?: string[]} (${malformed.map((a) => a.name).join(', ')}); every span is shown to every adapter`);
+    logger.warn(`adapter triggers must be {attributes: string[], spanNames?: string[]} (${malformed.map((a) => a.name).join(', ')}); every span is shown to every adapter`);
   }
   const clock = typeof options.clock === 'function' ? options.clock : Date.now;
+  const callback = <K extends 'onLoopEvent' | 'onAbort'>(key: K): ToolLoopSpanProcessorOptions[K] => {
+    const value = options[key];
+    if (value === undefined || typeof value === 'function') return value;
+    logger.warn(`option ${key} must be a function; ignored`);
+    return undefined;
+  };
   const configFile = options.configFile ?? (env.TOOL_LOOP_GUARD_CONFIG?.trim() || undefined);
 
   return {
@@ -119,6 +128,8 @@ export function resolveProcessorOptions(
     hashSeed: resolveSeed(options.hashSeed ?? env.TOOL_LOOP_GUARD_HASH_SEED, logger),
     adapters,
     clock,
+    onLoopEvent: callback('onLoopEvent'),
+    onAbort: callback('onAbort'),
   };
 }
 
@@ -134,6 +145,6 @@ function resolveSeed(value: unknown, logger: DiagLogger): bigint {
   } catch {
     // fall through to the warning
   }
-  logger.warn(`tool-loop-guard: hashSeed must be 'random' or an integer in [0, 2^64), got ${String(value)}; using 0`);
+  logger.warn(`hashSeed must be 'random' or an integer in [0, 2^64), got ${String(value)}; using 0`);
   return 0n;
 }

@@ -87,7 +87,6 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     private readonly options: ResolvedProcessorOptions,
     private readonly resolver: AgentConfigResolver,
     private readonly digester: Digester,
-    private readonly callbacks: Pick<ToolLoopSpanProcessorOptions, 'onLoopEvent' | 'onAbort'>,
     counter: Counter<Attributes>,
     log: DiagLogger,
   ) {
@@ -107,24 +106,15 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const resolved = resolveProcessorOptions(options, process.env, log);
     let config: ToolLoopGuardConfig | undefined = options.config;
     if (config === undefined && resolved.configFile) {
-      const loaded = await loadConfigFile(resolved.configFile);
-      for (const warning of loaded.warnings) log.warn(`config ${resolved.configFile}: ${warning.path}: ${warning.message}`);
-      config = loaded.config;
+      // Its warnings are the resolver's to report (it validates whatever config it gets).
+      config = (await loadConfigFile(resolved.configFile)).config;
     }
     const digester = await createDigester({ seed: resolved.hashSeed });
     shareDigester(digester);
-    for (const key of ['onLoopEvent', 'onAbort'] as const) {
-      if (options[key] !== undefined && typeof options[key] !== 'function') log.warn(`option ${key} must be a function; ignored`);
-    }
-    const callbacks = {
-      onLoopEvent: typeof options.onLoopEvent === 'function' ? options.onLoopEvent : undefined,
-      onAbort: typeof options.onAbort === 'function' ? options.onAbort : undefined,
-    };
     return new ToolLoopSpanProcessor(
       resolved,
-      new AgentConfigResolver(config, log),
+      new AgentConfigResolver(config, log, options.config === undefined ? resolved.configFile : undefined),
       digester,
-      callbacks,
       createLoopEventCounter(options.meterProvider),
       log,
     );
@@ -434,7 +424,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   private invoke<K extends 'onLoopEvent' | 'onAbort'>(key: K, event: Parameters<NonNullable<ToolLoopSpanProcessorOptions[K]>>[0]): void {
-    const callback = this.callbacks[key] as ((event: unknown) => void) | undefined;
+    const callback = this.options[key] as ((event: unknown) => void) | undefined;
     if (!callback) return;
     try {
       callback(event);

@@ -105,6 +105,14 @@ describe('analyze: trajectories', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('tools.loopDetection.warningThreshold: expected a positive integer');
   });
+
+  it('reports each warning of --config once, naming the file', async () => {
+    const file = fx.write('loop.jsonl', loopingTrajectory(6));
+    const config = fx.write('config.json5', `{ tools: { loopDetection: { enabled: true, bogus: 1 } } }`);
+    const { stderr } = await runCli(['analyze', '--config', config, file]);
+    const lines = stderr.split('\n').filter((line) => line.includes('bogus'));
+    expect(lines).toEqual([`warning: config ${config}: tools.loopDetection.bogus: unknown key (ignored)`]);
+  });
 });
 
 describe('analyze: exit codes and errors', () => {

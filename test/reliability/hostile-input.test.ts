@@ -299,6 +299,19 @@ describe('hostile and broken input', () => {
     expect(repeat(harness, 'unknown-keys', 4, 'read', '{}', '"same"')).toEqual([undefined, undefined, 'warning', 'critical']);
   });
 
+  it('a config file with an unknown key: create warns once through diag, naming the file and the key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tlg-config-'));
+    const file = join(dir, 'config.json5');
+    await writeFile(file, '{ tools: { loopDetection: { enabled: true, bogus: 1 } } }');
+    const diagLog = recordDiag();
+    try {
+      await ToolLoopSpanProcessor.create({ configFile: file });
+      expect(diagLog.matching('bogus').map((line) => line.text)).toEqual([expect.stringContaining(`config ${file}: tools.loopDetection.bogus: unknown key`)]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a JSON5 file that is not an object is a ConfigFileError (loadConfigFile and create with configFile)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tlg-config-'));
     try {

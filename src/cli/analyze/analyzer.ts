@@ -31,6 +31,8 @@ export interface AnalyzeOptions {
   readonly logger?: EngineLogger;
   /** Receives config resolution warnings (silent by default). */
   readonly configLogger?: EngineLogger;
+  /** Where `config` came from (the `--config` file), named in its warnings. */
+  readonly configSource?: string;
   readonly adapters?: readonly ToolSpanAdapter[];
   readonly digester?: Digester;
   readonly runIdleTtlMs?: number;
@@ -121,7 +123,7 @@ function runReport(base: { id: string; format: InputFormat; source?: string; ser
 export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
   const digester = options.digester ?? (await createDigester());
   const adapters = options.adapters ?? DEFAULT_ADAPTERS;
-  const resolver = new AgentConfigResolver(options.config, options.configLogger ?? silentLogger);
+  const resolver = new AgentConfigResolver(options.config, options.configLogger ?? silentLogger, options.configSource);
   const logger = options.logger ?? silentLogger;
   const problems: InputProblem[] = [];
   const report = (problem: InputProblem) => {

@@ -70,7 +70,7 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
     printed.add(line);
     io.stderr(`warning: ${line}\n`);
   };
-  const config = applyOverrides(await loadCliConfig(values.config, warnOnce), overrides);
+  const config = applyOverrides(await loadCliConfig(values.config), overrides);
   const configLogger: EngineLogger = { debug() {}, info() {}, warn: warnOnce, error: warnOnce };
   const engineLogger: EngineLogger | undefined = values.verbose
     ? {
@@ -89,6 +89,7 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
     skipSynthetic: values['skip-synthetic'] === true,
     logger: engineLogger,
     configLogger,
+    configSource: values.config,
     progress,
     onProblem: (problem) => io.stderr(`error: ${formatProblem(problem)}\n`),
   });
