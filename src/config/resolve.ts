@@ -13,6 +13,12 @@ export interface ResolveOptions {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Largest threshold kept as given: the clamps critical > warning and breaker > critical add
+ * up to 2, and every result must stay an exact (safe) integer. Larger ones are clamped to it.
+ */
+export const MAX_THRESHOLD = Number.MAX_SAFE_INTEGER - 2;
+
 /** True for an integer greater than zero (OpenClaw's `asPositiveInt` acceptance rule). */
 export function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -63,15 +69,21 @@ export function resolveLoopDetectionConfig(
   if (enabledRaw === undefined || typeof enabledRaw === 'boolean') enabled = enabledRaw;
   else logger.warn(`${prefix}.enabled: expected a boolean, got ${describe(enabledRaw)}; treating it as unset`);
 
-  const warningThreshold = integer('warningThreshold', D.warningThreshold);
-  let criticalThreshold = integer('criticalThreshold', D.criticalThreshold);
+  const threshold = (key: string, fallback: number) => {
+    const value = integer(key, fallback);
+    if (value <= MAX_THRESHOLD) return value;
+    logger.warn(`${prefix}.${key}: ${value} leaves no room for the thresholds above it; clamped to ${MAX_THRESHOLD}`);
+    return MAX_THRESHOLD;
+  };
+  const warningThreshold = threshold('warningThreshold', D.warningThreshold);
+  let criticalThreshold = threshold('criticalThreshold', D.criticalThreshold);
   if (criticalThreshold <= warningThreshold) {
     logger.warn(
       `${prefix}.criticalThreshold: ${criticalThreshold} is not above warningThreshold ${warningThreshold}; clamped to ${warningThreshold + 1}`,
     );
     criticalThreshold = warningThreshold + 1;
   }
-  let globalCircuitBreakerThreshold = integer('globalCircuitBreakerThreshold', D.globalCircuitBreakerThreshold);
+  let globalCircuitBreakerThreshold = threshold('globalCircuitBreakerThreshold', D.globalCircuitBreakerThreshold);
   if (globalCircuitBreakerThreshold <= criticalThreshold) {
     logger.warn(
       `${prefix}.globalCircuitBreakerThreshold: ${globalCircuitBreakerThreshold} is not above criticalThreshold ${criticalThreshold}; clamped to ${criticalThreshold + 1}`,
