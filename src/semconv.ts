@@ -4,7 +4,7 @@
  */
 
 // ── Span input attributes (DESIGN §3) ────────────────────────────────────────
-/** `gen_ai.operation.name`; the value {@link GEN_AI_OPERATION_EXECUTE_TOOL} marks a tool span. */
+/** `gen_ai.operation.name`, written by `traceToolCall` / `traceRun`; adapters recognise tool spans by `gen_ai.tool.name`, not by it. */
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 /** Value of `gen_ai.operation.name` on tool-call spans (and the first word of their name). */
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';

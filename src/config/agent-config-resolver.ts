@@ -3,6 +3,7 @@ import { mergeLoopDetectionConfig } from './merge.js';
 import { resolveLoopDetectionConfig } from './resolve.js';
 import type { LoopDetectionConfig, ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from './types.js';
 import { validateToolLoopGuardConfig } from './validate.js';
+import { isRecord } from '../engine/plain-object.js';
 
 /**
  * Resolves the effective loop-detection config for an agent id, once per agent: the
@@ -24,15 +25,15 @@ export class AgentConfigResolver {
     for (const issue of validateToolLoopGuardConfig(config ?? {})) {
       logger.warn(`${where} ${issue.path}: ${issue.message}`);
     }
-    const root = isObject(config) ? config : {};
-    this.global = isObject(root.tools) ? (root.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
-    const list = isObject(root.agents) && Array.isArray(root.agents.list) ? root.agents.list : [];
+    const root = isRecord(config) ? config : {};
+    this.global = isRecord(root.tools) ? (root.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
+    const list = isRecord(root.agents) && Array.isArray(root.agents.list) ? root.agents.list : [];
     list.forEach((entry, index) => {
-      if (!isObject(entry) || typeof entry.id !== 'string') return;
+      if (!isRecord(entry) || typeof entry.id !== 'string') return;
       const id = entry.id.trim();
       // OpenClaw resolves the first matching entry; later duplicates are ignored.
       if (id && !this.agents.has(id)) {
-        const block = isObject(entry.tools) ? (entry.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
+        const block = isRecord(entry.tools) ? (entry.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
         this.agents.set(id, { block, index });
       }
     });
@@ -57,6 +58,3 @@ export class AgentConfigResolver {
     return resolved;
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

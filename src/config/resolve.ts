@@ -1,6 +1,7 @@
 import { silentLogger, type EngineLogger } from '../engine/logger.js';
 import { DEFAULT_LOOP_DETECTION_CONFIG as D } from './defaults.js';
 import type { LoopDetectionConfig, ResolvedLoopDetectionConfig } from './types.js';
+import { isRecord } from '../engine/plain-object.js';
 
 /** Where a resolution is reported and how its keys are named in messages. */
 export interface ResolveOptions {
@@ -9,9 +10,6 @@ export interface ResolveOptions {
   /** Prefix of key paths in warnings. Default `tools.loopDetection`. */
   keyPath?: string;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Largest threshold kept as given: the clamps critical > warning and breaker > critical add
@@ -37,8 +35,8 @@ export function resolveLoopDetectionConfig(
 ): ResolvedLoopDetectionConfig {
   const logger = options.logger ?? silentLogger;
   const prefix = options.keyPath ?? 'tools.loopDetection';
-  const source: Record<string, unknown> = isPlainObject(config) ? config : {};
-  if (config !== undefined && !isPlainObject(config)) {
+  const source: Record<string, unknown> = isRecord(config) ? config : {};
+  if (config !== undefined && !isRecord(config)) {
     logger.warn(`${prefix}: expected an object, got ${describe(config)}; using defaults`);
   }
 
@@ -59,7 +57,7 @@ export function resolveLoopDetectionConfig(
   const section = (key: string): Record<string, unknown> => {
     const value = source[key];
     if (value === undefined) return {};
-    if (isPlainObject(value)) return value;
+    if (isRecord(value)) return value;
     logger.warn(`${prefix}.${key}: expected an object, got ${describe(value)}; using defaults`);
     return {};
   };

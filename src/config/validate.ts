@@ -1,4 +1,5 @@
 import { isPositiveInteger } from './resolve.js';
+import { isRecord } from '../engine/plain-object.js';
 
 /** One problem found in a configuration object: where it is and what is wrong. */
 export interface ConfigIssue {
@@ -22,9 +23,6 @@ const LOOP_DETECTION_SHAPE: Shape = {
   postCompactionGuard: { windowSize: 'positiveInteger' },
 };
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * Checks a configuration object against the OpenClaw schema (spec §d): types, unknown keys,
  * and the pairwise rules `warningThreshold < criticalThreshold` and
@@ -35,7 +33,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const at = (key: string) => (rootPath ? `${rootPath}.${key}` : key);
-  if (!isPlainObject(config)) {
+  if (!isRecord(config)) {
     issues.push({ path: rootPath || '(root)', message: `expected an object, got ${typeName(config)}`, severity: 'error' });
     return issues;
   }
@@ -43,7 +41,7 @@ export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): Con
     if (key !== 'tools' && key !== 'agents') issues.push(unknownKey(at(key)));
   }
   if (config.tools !== undefined) {
-    if (!isPlainObject(config.tools)) issues.push(wrongType(at('tools'), 'an object', config.tools));
+    if (!isRecord(config.tools)) issues.push(wrongType(at('tools'), 'an object', config.tools));
     else {
       for (const key of Object.keys(config.tools)) {
         if (key !== 'loopDetection') issues.push(unknownKey(at(`tools.${key}`)));
@@ -54,7 +52,7 @@ export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): Con
     }
   }
   if (config.agents !== undefined) {
-    if (!isPlainObject(config.agents)) issues.push(wrongType(at('agents'), 'an object', config.agents));
+    if (!isRecord(config.agents)) issues.push(wrongType(at('agents'), 'an object', config.agents));
     else {
       for (const key of Object.keys(config.agents)) {
         if (key !== 'list') issues.push(unknownKey(at(`agents.${key}`)));
@@ -68,12 +66,12 @@ export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): Con
 }
 
 function validateAgentEntry(entry: unknown, path: string): ConfigIssue[] {
-  if (!isPlainObject(entry)) return [wrongType(path, 'an object', entry)];
+  if (!isRecord(entry)) return [wrongType(path, 'an object', entry)];
   const issues: ConfigIssue[] = [];
   if (typeof entry.id !== 'string' || entry.id.trim() === '') issues.push(wrongType(`${path}.id`, 'a non-empty string', entry.id));
   for (const key of Object.keys(entry)) if (key !== 'id' && key !== 'tools') issues.push(unknownKey(`${path}.${key}`));
   if (entry.tools !== undefined) {
-    if (!isPlainObject(entry.tools)) issues.push(wrongType(`${path}.tools`, 'an object', entry.tools));
+    if (!isRecord(entry.tools)) issues.push(wrongType(`${path}.tools`, 'an object', entry.tools));
     else {
       for (const key of Object.keys(entry.tools)) if (key !== 'loopDetection') issues.push(unknownKey(`${path}.tools.${key}`));
       if (entry.tools.loopDetection !== undefined) {
@@ -87,7 +85,7 @@ function validateAgentEntry(entry: unknown, path: string): ConfigIssue[] {
 /** Validates one `loopDetection` block; see {@link validateToolLoopGuardConfig}. */
 export function validateLoopDetectionConfig(block: unknown, path = 'tools.loopDetection'): ConfigIssue[] {
   const issues = checkShape(block, LOOP_DETECTION_SHAPE, path);
-  if (!isPlainObject(block)) return issues;
+  if (!isRecord(block)) return issues;
   const { warningThreshold: w, criticalThreshold: c, globalCircuitBreakerThreshold: b } = block;
   if (typeof w === 'number' && typeof c === 'number' && w >= c) {
     issues.push({
@@ -107,7 +105,7 @@ export function validateLoopDetectionConfig(block: unknown, path = 'tools.loopDe
 }
 
 function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
-  if (!isPlainObject(value)) return [wrongType(path, 'an object', value)];
+  if (!isRecord(value)) return [wrongType(path, 'an object', value)];
   const issues: ConfigIssue[] = [];
   for (const [key, child] of Object.entries(value)) {
     const expected = shape[key];

@@ -1,3 +1,8 @@
+/** True for a non-null, non-array object: a JSON object, a record of options. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * True for a non-null, non-array object whose `Object.prototype.toString` tag is
  * `[object Object]` — the "plain object" of spec §b.2 (object literals, `JSON.parse`
@@ -5,10 +10,5 @@
  * arrays, dates, maps and sets are not plain objects.
  */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.prototype.toString.call(value) === '[object Object]'
-  );
+  return isRecord(value) && Object.prototype.toString.call(value) === '[object Object]';
 }

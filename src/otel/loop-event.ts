@@ -51,8 +51,9 @@ export function setToolLoopVerdict(span: object, verdict: ToolSpanVerdict): void
 }
 
 /**
- * The verdict the processor reached when `span` started, if any. Helpers call it right
- * after starting a tool span to decide whether to run the tool.
+ * The verdict the processor reached for `span`, if any: at its start, or at its end for a
+ * span whose arguments arrived late. Helpers call it right after starting a tool span to
+ * decide whether to run the tool.
  */
 export function getToolLoopVerdict(span: object): ToolSpanVerdict | undefined {
   return verdicts.get(span);

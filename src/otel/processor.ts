@@ -47,7 +47,6 @@ interface ToolSpanState {
   call?: ToolCallSignature;
   params?: unknown;
   blocked: boolean;
-  done: boolean;
 }
 
 /** Counters of released runs, for operators and tests. */
@@ -164,16 +163,14 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   onEnding(span: Span): void {
     this.sdkCallsOnEnding = true;
+    let state: ToolSpanState | undefined;
     try {
-      const state = this.toolSpans.get(span) ?? this.matchAtEnd(span);
-      if (state && !state.done) {
-        state.done = true;
-        this.finishToolSpan(span, state, true);
-      }
+      state = this.toolSpans.get(span) ?? this.matchAtEnd(span);
+      if (state) this.finishToolSpan(span, state, true);
     } catch (error) {
       this.log.error(`onEnding failed: ${describeError(error)}`);
     } finally {
-      if (this.options.redactContent) this.redact(span);
+      if (this.options.redactContent) this.redact(span, state);
     }
   }
 
@@ -185,11 +182,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     try {
       // With onEnding, every tool span was finished there; only older SDKs need matching here.
       const state = this.sdkCallsOnEnding ? undefined : (this.toolSpans.get(span) ?? this.matchAtEnd(span));
-      if (state && !state.done) {
-        // Older SDKs have no onEnding: the span is read-only here, so record without annotating.
-        state.done = true;
-        this.finishToolSpan(span, state, false);
-      }
+      // Older SDKs have no onEnding: the span is read-only here, so record without annotating.
+      if (state) this.finishToolSpan(span, state, false);
       const closed = this.scopes.closedBy(span, span.spanContext().traceId, span.parentSpanContext !== undefined);
       // The run and its runSignal end with the last of its root spans (two may share a run id).
       if (closed !== undefined && this.runs.closeRoot(closed) && this.controllers.size > 0) this.controllers.delete(closed);
@@ -226,7 +220,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
     const config = this.resolver.forAgent(scope.agentId);
     const run = this.runs.touch(scope.runKey, () => this.createRun(scope.runKey));
-    const state: ToolSpanState = { adapter, start, scope, config, blocked: false, done: false };
+    const state: ToolSpanState = { adapter, start, scope, config, blocked: false };
     this.toolSpans.set(span, state);
     if (knownAtStart(start)) {
       this.describe(state, describeToolSpanCall(this.digester, start.toolName, start.argsHash, start.knownPoll, start.arguments));
@@ -239,7 +233,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const match = this.triggers.mayConcernAtEnd(span) ? matchSpanEnd(this.options.adapters, span) : undefined;
     if (!match) return undefined;
     const scope: SpanScope = this.scopes.get(span) ?? { runKey: span.spanContext().traceId, isRunRoot: false };
-    const state: ToolSpanState = { ...match, scope, config: this.resolver.forAgent(scope.agentId), blocked: false, done: false };
+    const state: ToolSpanState = { ...match, scope, config: this.resolver.forAgent(scope.agentId), blocked: false };
     this.toolSpans.set(span, state);
     return state;
   }
@@ -320,12 +314,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    * attributes on any span, and the content attributes of the adapter that matched it. Runs
    * even when detection failed, so content is never exported by mistake.
    */
-  private redact(span: Span): void {
+  private redact(span: Span, state: ToolSpanState | undefined): void {
     try {
       const attributes = span.attributes as Record<string, unknown>;
       delete attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
       delete attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT];
-      for (const key of this.toolSpans.get(span)?.adapter.contentAttributes ?? []) delete attributes[key];
+      for (const key of state?.adapter.contentAttributes ?? []) delete attributes[key];
     } catch (error) {
       this.log.error(`redaction failed: ${describeError(error)}`);
     }

@@ -1,4 +1,5 @@
 import type { RunScopeHint } from './adapters/adapter.js';
+import { spanIdOf } from './span-view.js';
 
 /** The run a span belongs to. */
 export interface SpanScope {
@@ -127,6 +128,3 @@ function isRecording(span: object): boolean {
   return (span as { isRecording?: () => boolean }).isRecording?.() === true;
 }
 
-function spanIdOf(span: object): string | undefined {
-  return (span as { spanContext?: () => { spanId?: string } }).spanContext?.()?.spanId;
-}

@@ -11,5 +11,10 @@ export interface SpanView {
   readonly events?: ReadonlyArray<{ readonly name: string; readonly attributes?: Readonly<Record<string, unknown>> }>;
 }
 
+/** The span id of a span or span-like object that has `spanContext()`, if any. */
+export function spanIdOf(span: object): string | undefined {
+  return (span as { spanContext?: () => { spanId?: string } }).spanContext?.()?.spanId;
+}
+
 /** OTel `SpanStatusCode.ERROR`. */
 export const STATUS_CODE_ERROR = 2;

@@ -19,8 +19,6 @@ export interface SpanStartReading {
   readonly start?: ToolCallStart;
   /** Run-scope hints merged over every adapter (first non-empty value of each field wins). */
   readonly hint?: RunScopeHint;
-  /** An adapter rejected the span at start: its convention's span, but not a call to judge. */
-  readonly rejected?: boolean;
   /** `compaction.retry` = true: the span arms the post-compaction guard of its run. */
   readonly compactionRetry: boolean;
 }
@@ -67,8 +65,8 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
   }
   const compactionRetry = span.attributes[ATTR_COMPACTION_RETRY] === true;
   // Most spans are none of these: answer them without allocating.
-  if (!start && !hint && !rejected && !compactionRetry) return NOTHING_TO_READ;
-  return { adapter, start, hint, rejected, compactionRetry };
+  if (!start && !hint && !compactionRetry) return NOTHING_TO_READ;
+  return { adapter, start, hint, compactionRetry };
 }
 
 /** Adapters' `matchEnd`, for spans no adapter matched at start (the processor's `matchAtEnd`). */

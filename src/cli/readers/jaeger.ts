@@ -1,6 +1,7 @@
 import { STATUS_CODE_ERROR } from '../../otel/span-view.js';
 import { normalizeId } from './ids.js';
 import type { DecodeSink } from './types.js';
+import { isRecord } from '../../engine/plain-object.js';
 
 /**
  * Jaeger JSON (UI "Download JSON" and the query API `/api/traces`):
@@ -11,12 +12,10 @@ import type { DecodeSink } from './types.js';
  */
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The traces of a Jaeger document, or `undefined` when it is not one. */
 export function jaegerTraces(document: unknown): Json[] | undefined {
-  if (!isObject(document)) return undefined;
-  if (Array.isArray(document.data)) return document.data.filter(isObject);
+  if (!isRecord(document)) return undefined;
+  if (Array.isArray(document.data)) return document.data.filter(isRecord);
   if (typeof document.traceID === 'string' && Array.isArray(document.spans)) return [document];
   return undefined;
 }
@@ -39,13 +38,13 @@ export function jaegerTags(list: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!Array.isArray(list)) return out;
   for (const tag of list) {
-    if (isObject(tag) && typeof tag.key === 'string') out[tag.key] = tagValue(tag);
+    if (isRecord(tag) && typeof tag.key === 'string') out[tag.key] = tagValue(tag);
   }
   return out;
 }
 
 function processKey(process: unknown): string {
-  if (!isObject(process)) return '(unknown process)';
+  if (!isRecord(process)) return '(unknown process)';
   const tags = jaegerTags(process.tags);
   const keys = Object.keys(tags).sort();
   return JSON.stringify([process.serviceName ?? '', ...keys.map((key) => [key, tags[key]])]);
@@ -61,10 +60,10 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
   const traces = jaegerTraces(document);
   if (!traces) return false;
   for (const trace of traces) {
-    const processes = isObject(trace.processes) ? trace.processes : {};
+    const processes = isRecord(trace.processes) ? trace.processes : {};
     if (!Array.isArray(trace.spans)) continue;
     for (const span of trace.spans) {
-      if (!isObject(span)) continue;
+      if (!isRecord(span)) continue;
       const traceId = normalizeId(span.traceID ?? trace.traceID, 16, true);
       const spanId = normalizeId(span.spanID, 8, true);
       const startUs = micros(span.startTime);
@@ -72,7 +71,7 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
         sink.problem(`span ${JSON.stringify(span.operationName ?? '?')} skipped: missing traceID, spanID or startTime`, line);
         continue;
       }
-      const references = Array.isArray(span.references) ? span.references.filter(isObject) : [];
+      const references = Array.isArray(span.references) ? span.references.filter(isRecord) : [];
       const parentRef =
         references.find((ref) => ref.refType === 'CHILD_OF' && (ref.traceID === undefined || normalizeId(ref.traceID, 16, true) === traceId)) ??
         references.find((ref) => ref.refType === 'CHILD_OF') ??
@@ -86,7 +85,7 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
         ? { code: STATUS_CODE_ERROR, ...(typeof description === 'string' && description !== '' ? { message: description } : {}) }
         : { code: statusCode === 'OK' ? 1 : 0 };
       const events = Array.isArray(span.logs)
-        ? span.logs.filter(isObject).map((log) => {
+        ? span.logs.filter(isRecord).map((log) => {
             const fields = jaegerTags(log.fields);
             const name = typeof fields.event === 'string' ? fields.event : '';
             delete fields.event;
@@ -94,8 +93,8 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
           })
         : [];
       const processId = typeof span.processID === 'string' ? span.processID : '';
-      const processInfo = isObject(span.process) ? span.process : processes[processId];
-      const service = isObject(processInfo) && typeof processInfo.serviceName === 'string' ? processInfo.serviceName : undefined;
+      const processInfo = isRecord(span.process) ? span.process : processes[processId];
+      const service = isRecord(processInfo) && typeof processInfo.serviceName === 'string' ? processInfo.serviceName : undefined;
       sink.span({
         traceId,
         spanId,

@@ -2,6 +2,7 @@ import { STATUS_CODE_ERROR } from '../../otel/span-view.js';
 import { ATTR_SERVICE_NAME } from '../../semconv.js';
 import { normalizeId } from './ids.js';
 import type { DecodeSink } from './types.js';
+import { isRecord } from '../../engine/plain-object.js';
 
 /**
  * OTLP JSON (`ExportTraceServiceRequest` / `TracesData`): `{resourceSpans: [{resource,
@@ -13,21 +14,20 @@ import type { DecodeSink } from './types.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const field = (object: Json, camel: string, snake: string): unknown => object[camel] ?? object[snake];
 
 /** The resource-spans list of an OTLP document, or `undefined` when it is not one. */
 export function otlpResourceSpans(document: unknown): unknown[] | undefined {
-  if (!isObject(document)) return undefined;
+  if (!isRecord(document)) return undefined;
   const direct = field(document, 'resourceSpans', 'resource_spans') ?? document.batches;
   if (Array.isArray(direct)) return direct;
-  if (isObject(document.trace)) return otlpResourceSpans(document.trace);
+  if (isRecord(document.trace)) return otlpResourceSpans(document.trace);
   return undefined;
 }
 
 /** Converts an OTLP `AnyValue` to a plain value (`intValue` text → number; kvlist → object). */
 export function anyValue(value: unknown): unknown {
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   if ('stringValue' in value || 'string_value' in value) return field(value, 'stringValue', 'string_value');
   if ('boolValue' in value || 'bool_value' in value) return field(value, 'boolValue', 'bool_value');
   if ('intValue' in value || 'int_value' in value) {
@@ -39,9 +39,9 @@ export function anyValue(value: unknown): unknown {
     return typeof raw === 'string' ? Number(raw) : raw;
   }
   const array = field(value, 'arrayValue', 'array_value');
-  if (isObject(array)) return Array.isArray(array.values) ? array.values.map(anyValue) : [];
+  if (isRecord(array)) return Array.isArray(array.values) ? array.values.map(anyValue) : [];
   const kvlist = field(value, 'kvlistValue', 'kvlist_value');
-  if (isObject(kvlist)) return keyValues(kvlist.values);
+  if (isRecord(kvlist)) return keyValues(kvlist.values);
   if ('bytesValue' in value || 'bytes_value' in value) return field(value, 'bytesValue', 'bytes_value');
   return undefined;
 }
@@ -51,7 +51,7 @@ export function keyValues(list: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!Array.isArray(list)) return out;
   for (const entry of list) {
-    if (!isObject(entry) || typeof entry.key !== 'string') continue;
+    if (!isRecord(entry) || typeof entry.key !== 'string') continue;
     const value = anyValue(entry.value);
     if (value !== undefined) out[entry.key] = value;
   }
@@ -68,7 +68,7 @@ function nanosToMicros(value: unknown): number | undefined {
 }
 
 function statusOf(status: unknown): { code: number; message?: string } | undefined {
-  if (!isObject(status)) return undefined;
+  if (!isRecord(status)) return undefined;
   const raw = status.code;
   let code = 0;
   if (typeof raw === 'number') code = raw;
@@ -89,16 +89,16 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
   const resourceSpans = otlpResourceSpans(document);
   if (!resourceSpans) return false;
   for (const resourceSpan of resourceSpans) {
-    if (!isObject(resourceSpan)) continue;
-    const resource = isObject(resourceSpan.resource) ? keyValues(resourceSpan.resource.attributes) : {};
+    if (!isRecord(resourceSpan)) continue;
+    const resource = isRecord(resourceSpan.resource) ? keyValues(resourceSpan.resource.attributes) : {};
     const process = processKey(resource);
     const service = typeof resource[ATTR_SERVICE_NAME] === 'string' ? resource[ATTR_SERVICE_NAME] : undefined;
     const scopes = field(resourceSpan, 'scopeSpans', 'scope_spans') ?? field(resourceSpan, 'instrumentationLibrarySpans', 'instrumentation_library_spans');
     if (!Array.isArray(scopes)) continue;
     for (const scope of scopes) {
-      if (!isObject(scope) || !Array.isArray(scope.spans)) continue;
+      if (!isRecord(scope) || !Array.isArray(scope.spans)) continue;
       for (const span of scope.spans) {
-        if (!isObject(span)) continue;
+        if (!isRecord(span)) continue;
         const traceId = normalizeId(field(span, 'traceId', 'trace_id'), 16);
         const spanId = normalizeId(field(span, 'spanId', 'span_id'), 8);
         const startUs = nanosToMicros(field(span, 'startTimeUnixNano', 'start_time_unix_nano'));
@@ -109,7 +109,7 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
         const endUs = nanosToMicros(field(span, 'endTimeUnixNano', 'end_time_unix_nano')) ?? startUs;
         const parentSpanId = normalizeId(field(span, 'parentSpanId', 'parent_span_id'), 8);
         const events = Array.isArray(span.events)
-          ? span.events.filter(isObject).map((event) => ({ name: typeof event.name === 'string' ? event.name : '', attributes: keyValues(event.attributes) }))
+          ? span.events.filter(isRecord).map((event) => ({ name: typeof event.name === 'string' ? event.name : '', attributes: keyValues(event.attributes) }))
           : [];
         sink.span({
           traceId,

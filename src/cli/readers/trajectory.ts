@@ -1,22 +1,21 @@
 import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT, ATTR_GEN_AI_TOOL_NAME, GEN_AI_OPERATION_EXECUTE_TOOL } from '../../semconv.js';
 import { STATUS_CODE_ERROR, type SpanView } from '../../otel/span-view.js';
 import type { TrajectoryCall } from './types.js';
+import { isRecord } from '../../engine/plain-object.js';
 
 /**
  * The neutral trajectory format (`../shared/trajectories/`): each file is one run, each line
  * one tool call `{step, tool, args, result, error?, synthetic?}`.
  */
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** True when a parsed line looks like a trajectory call. */
 export function isTrajectoryLine(value: unknown): boolean {
-  return isObject(value) && typeof value.tool === 'string' && ('args' in value || 'result' in value || 'step' in value);
+  return isRecord(value) && typeof value.tool === 'string' && ('args' in value || 'result' in value || 'step' in value);
 }
 
 /** Validates one parsed line; returns the call or the problem. */
 export function decodeTrajectoryLine(value: unknown, line: number): TrajectoryCall | string {
-  if (!isObject(value)) return 'expected a JSON object {step, tool, args, result}';
+  if (!isRecord(value)) return 'expected a JSON object {step, tool, args, result}';
   if (typeof value.tool !== 'string' || value.tool.trim() === '') return 'missing "tool" (a non-empty string)';
   if (value.step !== undefined && typeof value.step !== 'number') return '"step" must be a number';
   if (value.error !== undefined && typeof value.error !== 'boolean') return '"error" must be a boolean';

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { isRecord } from '../../engine/plain-object.js';
 
 /** One labelled run of a trajectory index (`../shared/trajectories/index.json`). */
 export interface RunLabel {
@@ -12,8 +13,6 @@ export interface RunLabel {
   /** Whether the run hit its harness limit (round, cost, turn limit). */
   readonly hitLimit: boolean | 'unknown';
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Short agent label: the first word of the index's `agent` text. */
 export function shortAgent(agent: unknown): string {
@@ -31,11 +30,11 @@ export async function loadRunLabels(indexFile: string): Promise<RunLabel[]> {
   } catch (error) {
     throw new Error(`${indexFile}: cannot read index: ${(error as Error).message}`);
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.trajectories)) throw new Error(`${indexFile}: not a trajectory index (expected {trajectories: [...]})`);
+  if (!isRecord(parsed) || !Array.isArray(parsed.trajectories)) throw new Error(`${indexFile}: not a trajectory index (expected {trajectories: [...]})`);
   const base = dirname(resolve(indexFile));
   const labels: RunLabel[] = [];
   parsed.trajectories.forEach((entry, index) => {
-    if (!isObject(entry) || typeof entry.file !== 'string') throw new Error(`${indexFile}: trajectories[${index}] has no "file"`);
+    if (!isRecord(entry) || typeof entry.file !== 'string') throw new Error(`${indexFile}: trajectories[${index}] has no "file"`);
     labels.push({
       id: typeof entry.id === 'string' ? entry.id : entry.file,
       file: resolve(base, entry.file),

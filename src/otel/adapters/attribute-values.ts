@@ -6,7 +6,7 @@ import {
   ATTR_TOOL_LOOP_UNKNOWN_TOOL,
   EVENT_EXCEPTION,
 } from '../../semconv.js';
-import { STATUS_CODE_ERROR, type SpanView } from '../span-view.js';
+import { spanIdOf, STATUS_CODE_ERROR, type SpanView } from '../span-view.js';
 import type { ToolCallEnd, ToolCallStart } from './adapter.js';
 
 /** A non-blank string attribute, trimmed; `undefined` otherwise. */
@@ -89,9 +89,8 @@ let uncapturedCalls = 0;
  * and error outcomes (`unknown_tool_repeat`) are still seen.
  */
 export function uncapturedArgsHash(span: SpanView): string {
-  const ids = (span as { spanContext?: () => { spanId?: string } }).spanContext?.();
   uncapturedCalls += 1;
-  return `uncaptured:${ids?.spanId ?? uncapturedCalls}`;
+  return `uncaptured:${spanIdOf(span) ?? uncapturedCalls}`;
 }
 
 /** `readToolCallEnd`, with {@link uncapturedArgsHash} when the span carries no arguments at all. */

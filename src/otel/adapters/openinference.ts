@@ -10,6 +10,7 @@ import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+import { isRecord } from '../../engine/plain-object.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_OPENINFERENCE_INPUT_VALUE], result: [ATTR_OPENINFERENCE_OUTPUT_VALUE] } as const;
 
@@ -40,10 +41,6 @@ function unwrapOutput(value: unknown): unknown {
     return parsed.kwargs.content;
   }
   return parsed;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -9,12 +9,9 @@ import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+import { isRecord } from '../../engine/plain-object.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_TRACELOOP_ENTITY_INPUT], result: [ATTR_TRACELOOP_ENTITY_OUTPUT] } as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The parameters inside Traceloop's input envelope. Both SDKs write `{"args": [...], "kwargs": {...}}`
