@@ -69,11 +69,7 @@ export function measure(variants: readonly Variant[], options: MeasureOptions): 
   for (const v of variants) v.batch(8); // first call of every path before calibration
   const ops = options.ops ?? calibrate(base, options.batchMs);
   const samples: Record<string, number[]> = {};
-  const ratios: Record<string, number[]> = {};
-  for (const v of variants) {
-    samples[v.name] = [];
-    ratios[v.name] = [];
-  }
+  for (const v of variants) samples[v.name] = [];
   const warmup = options.warmupRounds ?? 2;
   for (let round = -warmup; round < options.rounds; round += 1) {
     const r = ((round % variants.length) + variants.length) % variants.length;
@@ -84,18 +80,16 @@ export function measure(variants: readonly Variant[], options: MeasureOptions): 
       ns[v.name] = time(v, ops) / ops;
     }
     if (round < 0) continue;
-    for (const v of variants) {
-      samples[v.name].push(ns[v.name]);
-      ratios[v.name].push(ns[v.name] / ns[base.name]);
-    }
+    for (const v of variants) samples[v.name].push(ns[v.name]);
   }
   const nsPerOp: Record<string, number> = {};
   const ratioToBase: Record<string, number> = {};
+  const m = { ops, rounds: options.rounds, nsPerOp, ratioToBase, samples };
   for (const v of variants) {
     nsPerOp[v.name] = median(samples[v.name]);
-    ratioToBase[v.name] = median(ratios[v.name]);
+    ratioToBase[v.name] = pairedRatio(m, v.name, base.name);
   }
-  return { ops, rounds: options.rounds, nsPerOp, ratioToBase, samples };
+  return m;
 }
 
 /** Median over rounds of `a / b` for two variants of one measurement. */

@@ -4,15 +4,14 @@ import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trac
 import { ToolLoopSpanProcessor } from '../src/index.js';
 
 /** The config the issue names: rolling detectors enabled, everything else default. */
-export const ENABLED = { tools: { loopDetection: { enabled: true } } } as const;
+const ENABLED = { tools: { loopDetection: { enabled: true } } } as const;
 
 export function tracerWith(processor?: SpanProcessor): Tracer {
   return new BasicTracerProvider({ spanProcessors: processor ? [processor] : [] }).getTracer('bench');
 }
 
-export async function ours(onEvent?: () => void, historySize?: number): Promise<ToolLoopSpanProcessor> {
-  const loopDetection = historySize === undefined ? ENABLED.tools.loopDetection : { ...ENABLED.tools.loopDetection, historySize };
-  return ToolLoopSpanProcessor.create({ config: { tools: { loopDetection } }, onLoopEvent: onEvent });
+export async function ours(onEvent?: () => void): Promise<ToolLoopSpanProcessor> {
+  return ToolLoopSpanProcessor.create({ config: ENABLED, onLoopEvent: onEvent });
 }
 
 /** Starts a run root span (with `tool_loop.run_id`) and returns it with its context. */

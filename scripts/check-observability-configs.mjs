@@ -15,7 +15,7 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, posix, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 
 // ── The tool-loop-guard contract (DESIGN §4; names also in src/semconv.ts, cross-checked by the tests) ──
@@ -311,10 +311,8 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
     ok(pipes.some(([n, p]) => typeOf(n) === 'traces' && (p.exporters ?? []).some((e) => typeOf(e) === 'count')), F.collector, 'no traces pipeline exports to the count connector');
     ok(pipes.some(([n, p]) => typeOf(n) === 'metrics' && (p.receivers ?? []).includes('otlp') && (p.exporters ?? []).some((e) => typeOf(e) === 'prometheus')),
       F.collector, `no metrics pipeline from the otlp receiver to prometheus (the library's ${CONTRACT.libraryMetric} counter would not be scrapeable)`);
-    for (const t of ['traces']) {
-      const exps = pipes.filter(([n]) => typeOf(n) === t).flatMap(([, p]) => p.exporters ?? []).map((e) => String(col.exporters?.[e]?.endpoint ?? ''));
-      for (const backend of ['jaeger', 'tempo']) ok(exps.some((e) => hostOf(e).host === backend), F.collector, `traces are not exported to ${backend}`);
-    }
+    const traceExporters = pipes.filter(([n]) => typeOf(n) === 'traces').flatMap(([, p]) => p.exporters ?? []).map((e) => String(col.exporters?.[e]?.endpoint ?? ''));
+    for (const backend of ['jaeger', 'tempo']) ok(traceExporters.some((e) => hostOf(e).host === backend), F.collector, `traces are not exported to ${backend}`);
     for (const [cid, cc] of Object.entries(col.connectors ?? {})) {
       if (typeOf(cid) === 'count') countMetrics.push(...Object.keys(cc?.spanevents ?? {}));
     }
@@ -432,14 +430,11 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
   for (const [f, d] of dashboards) {
     ok(d.uid, f, 'dashboard has no uid');
     const refs = [];
-    const visit = (node, where) => {
-      if (Array.isArray(node)) { node.forEach((n, i) => visit(n, `${where}[${i}]`)); return; }
-      if (!node || typeof node !== 'object') return;
+    const collect = (node, where) => {
       if (node.datasource && typeof node.datasource === 'object' && node.datasource.uid && !String(node.datasource.uid).startsWith('-- ')) refs.push([node.datasource, where]);
-      for (const [k, v] of Object.entries(node)) if (k !== 'datasource') visit(v, `${where}.${k}`);
     };
-    visit(d.panels ?? [], 'panels');
-    visit(d.templating ?? {}, 'templating');
+    walkObjects(d.panels ?? [], 'panels', collect);
+    walkObjects(d.templating ?? {}, 'templating', collect);
     for (const [ref, where] of refs) {
       const target = dsByUid.get(ref.uid);
       if (ok(target, f, `${where}: datasource uid '${ref.uid}' is not provisioned in ${F.ds}`) && ref.type) {
@@ -465,16 +460,12 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
     }
   }
   for (const [f, d] of dashboards) {
-    const visit = (node, where) => {
-      if (Array.isArray(node)) { node.forEach((n, i) => visit(n, `${where}[${i}]`)); return; }
-      if (!node || typeof node !== 'object') return;
+    walkObjects(d, 'dashboard', (node, where) => {
       for (const k of ['expr', 'query', 'definition', 'url']) {
         if (typeof node[k] === 'string') queryTexts.push([f, `${where}.${k}`, k === 'url' ? decodeURIComponent(node[k].replace(/\$\{[^}]*\}/g, 'X')).replace(/\\"/g, '"') : node[k]]);
         if (node[k] && typeof node[k] === 'object' && typeof node[k].query === 'string') queryTexts.push([f, `${where}.${k}.query`, node[k].query]);
       }
-      for (const [k, v] of Object.entries(node)) visit(v, `${where}.${k}`);
-    };
-    visit(d, 'dashboard');
+    });
   }
   let metricRefs = 0;
   for (const [f, where, text] of queryTexts) {
@@ -523,5 +514,15 @@ function main() {
   console.log(`observability configs OK: ${checks} checks passed in ${resolve(root)}`);
 }
 
+/** Calls `each(node, where)` for every object of a JSON tree (arrays are walked, not passed). */
+function walkObjects(node, where, each) {
+  if (Array.isArray(node)) {
+    node.forEach((n, i) => walkObjects(n, `${where}[${i}]`, each));
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  each(node, where);
+  for (const [k, v] of Object.entries(node)) walkObjects(v, `${where}.${k}`, each);
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main();
-export const SCRIPT_PATH = fileURLToPath(import.meta.url);

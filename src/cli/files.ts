@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { describeReadError } from './readers/input.js';
 import type { InputProblem } from './readers/types.js';
 
 /** Extensions picked up when a folder is given (a file named explicitly is always read). */
@@ -29,8 +30,7 @@ export async function expandInputs(paths: readonly string[]): Promise<{ files: s
     try {
       info = await stat(path);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      problems.push({ file: path, message: code === 'ENOENT' ? 'cannot read: file not found' : `cannot read: ${(error as Error).message}` });
+      problems.push({ file: path, message: describeReadError(error) });
       continue;
     }
     if (info.isDirectory()) await walk(path);

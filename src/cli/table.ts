@@ -1,4 +1,4 @@
-/** Renders rows as a plain-text table; columns whose header starts with a digit-like value are right-aligned when `right` says so. */
+/** Renders rows as a plain-text table; column `i` is right-aligned when `right[i]` is true. */
 export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[], right: readonly boolean[] = []): string {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>

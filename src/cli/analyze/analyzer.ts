@@ -13,10 +13,8 @@ import { RunReplay, type ReplayEvent, type RunCounters } from '../replay/run-rep
 import { prepareSpan } from '../replay/prepared-span.js';
 import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
 import type { SpanView } from '../../otel/span-view.js';
+import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS } from '../../otel/options.js';
 
-/** The processor's defaults for run release (see `src/otel/options.ts`). */
-export const DEFAULT_REPLAY_IDLE_TTL_MS = 15 * 60 * 1000;
-export const DEFAULT_REPLAY_MAX_LIVE_RUNS = 10_000;
 
 export interface AnalyzeOptions {
   /** Files and folders (folders are walked for .json / .jsonl / .ndjson). */
@@ -195,8 +193,8 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
     const traceRuns = replayTraces(pool, {
       resolver,
       logger,
-      runIdleTtlMs: options.runIdleTtlMs ?? DEFAULT_REPLAY_IDLE_TTL_MS,
-      maxLiveRuns: options.maxLiveRuns ?? DEFAULT_REPLAY_MAX_LIVE_RUNS,
+      runIdleTtlMs: options.runIdleTtlMs ?? DEFAULT_RUN_IDLE_TTL_MS,
+      maxLiveRuns: options.maxLiveRuns ?? DEFAULT_MAX_LIVE_RUNS,
     });
     const formatOf = new Map(inputs.map((input) => [input.file, input.format]));
     for (const run of traceRuns) {

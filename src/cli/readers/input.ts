@@ -55,7 +55,8 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false; messag
   }
 }
 
-function describeReadError(error: unknown): string {
+/** A file-system error as a problem message (`cannot read: …`). */
+export function describeReadError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'cannot read: file not found';
   if (code === 'EACCES' || code === 'EPERM') return 'cannot read: permission denied';

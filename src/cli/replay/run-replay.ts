@@ -65,8 +65,10 @@ export interface RunReplayOptions {
  * drives — plus the counters and event list of a report. Calls are judged at span start when
  * arguments are known then, else at their end.
  *
- * A blocked call is counted and its outcome is not recorded: live, it would not have run
- * (the veto result carries no hash), so the block stays in force for identical calls.
+ * A call blocked at its start is counted and its outcome is not recorded: live, it would not
+ * have run (the veto result carries no hash), so the block stays in force for identical calls.
+ * A call judged only at its end had already run: it is recorded with its outcome, whatever
+ * the verdict (as in the processor).
  */
 export class RunReplay {
   readonly loop: LoopRun;
@@ -88,7 +90,7 @@ export class RunReplay {
     return this.counters.calls;
   }
 
-  /** Checks a call and records it unless it was blocked (the processor's `evaluate`). */
+  /** Checks a call and records it unless it was blocked at its start (the processor's `evaluate`). */
   judge(
     identity: CallIdentity,
     config: ResolvedLoopDetectionConfig,
@@ -126,7 +128,7 @@ export class RunReplay {
   }
 
   /**
-   * Records a judged call's outcome (skipped for a blocked call and for "no outcome") and
+   * Records a judged call's outcome (skipped for a call blocked at its start and for "no outcome") and
    * lets the post-compaction guard observe it. Returns true when the guard aborts the run.
    */
   complete(handle: CallHandle, outcome: OutcomeHash): boolean {

@@ -47,7 +47,7 @@ export interface SpanReplayerOptions {
  * the span processor sees them live: adapters' run-scope hints and the parent span resolve
  * the run ({@link RunScopes}, shared with the processor); `compaction.retry` spans arm the
  * run's guard; a tool span is judged at start when its arguments were known at start, else
- * at its end; outcomes are recorded at end unless the call was blocked; a run's state is
+ * at its end; outcomes are recorded at end unless the call was blocked at its start; a run's state is
  * released when its root span ends, after the idle TTL, or by the live-run cap
  * ({@link RunRegistry}, shared with the processor, driven by the recorded timestamps).
  */

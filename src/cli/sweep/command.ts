@@ -30,7 +30,8 @@ Options:
   --config <file>     base JSON5 config (its global tools.loopDetection block; enabled is forced on)
   --skip-synthetic    leave out steps marked "synthetic"
   --top <n>           print only the n best rows (ranked: fewest false positives, most loops
-                      blocked, most calls saved, fewest warnings, then higher thresholds)
+                      blocked, most calls saved, history size nearest 30, fewest warnings,
+                      then higher thresholds)
   --json              print JSON
   -h, --help          show this help
 
