@@ -53,8 +53,6 @@ describe('validateToolLoopGuardConfig', () => {
     expect(issues[0].message).toMatch(/expected a positive integer/);
   });
 
-  // SRC BUG (reported): src/config/validate.ts checkShape() uses Number.isInteger, so 1e308
-  // passes as a 'positiveInteger' although W + 1 === W at that magnitude (see resolve.test.ts).
   it('a huge number (1e308) is rejected as a threshold', () => {
     // Beyond Number.MAX_SAFE_INTEGER, `+ 1` is lost, so the clamping rules cannot hold.
     const issues = validateToolLoopGuardConfig({ tools: { loopDetection: { warningThreshold: 1e308 } } });

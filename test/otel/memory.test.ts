@@ -4,8 +4,8 @@
  * max-live-runs cap that evicts the least recently active run and reports it once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS } from '../../src/index.js';
-import { C0, compactionRetrySpan, createOtelHarness, R, recordDiag, resetOtelGlobals, sc, spanEvents, startRunSpan, toolCall } from '../helpers/otel-harness.js';
+import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS, ToolLoopBlockedError } from '../../src/index.js';
+import { C0, compactionRetrySpan, createOtelHarness, LOW_THRESHOLDS, R, recordDiag, resetOtelGlobals, sc, spanEvents, startRunSpan, toolCall } from '../helpers/otel-harness.js';
 
 afterEach(() => {
   resetOtelGlobals();
@@ -90,10 +90,6 @@ describe('roots that never end', () => {
     expect(h.processor.getStats().releasedRuns.idle).toBe(1);
   });
 
-  // BUG (reported): the controller behind processor.runSignal(runId) lives in the run's state
-  // (src/otel/processor.ts runSignal / RunState.controller); when an idle run is released and
-  // later resumes, a fresh state with a fresh controller is created, so the guard's abort goes to
-  // a controller nobody holds and the caller's signal never aborts. Flip to `it` when fixed.
   it('a runSignal obtained before an idle release still aborts when the resumed run is aborted', async () => {
     let now = 1_000;
     const h = await createOtelHarness({ config: {}, clock: () => now, runIdleTtlMs: 1_000 });
@@ -106,8 +102,32 @@ describe('roots that never end', () => {
     compactionRetrySpan(h.tracer, root);
     for (let i = 0; i < 3; i += 1) toolCall(h.tracer, { tool: 'gateway', args: { q: 1 }, parent: root }, { result: R('same') });
     expect(h.abortEvents).toHaveLength(1); // the guard did fire for slow-run…
-    expect(signal.aborted).toBe(true); // …but the caller's signal is not aborted (actual: false)
+    expect(signal.aborted).toBe(true); // …and the signal handed out before the release is aborted
     root.end();
+  });
+
+  it('a runSignal obtained before a capacity eviction still aborts when the resumed run is aborted', async () => {
+    const h = await createOtelHarness({ config: LOW_THRESHOLDS, maxLiveRuns: 1, abortOnCritical: true });
+    const runA = startRunSpan(h.tracer, { runId: 'run-A' }); // neither root ends during the test
+    const runB = startRunSpan(h.tracer, { runId: 'run-B' });
+    const signal = h.processor.runSignal('run-A');
+    toolCall(h.tracer, { tool: 'approve', args: { n: 1 }, parent: runA }, { result: R('ok') }); // A is live
+    expect(h.processor.getStats()).toMatchObject({ liveRuns: 1, releasedRuns: { capacity: 0 } });
+    toolCall(h.tracer, { tool: 'other', args: {}, parent: runB }, { result: R('ok') }); // B's activity evicts A
+    expect(h.processor.getStats()).toMatchObject({ liveRuns: 1, releasedRuns: { capacity: 1 } });
+    expect(signal.aborted).toBe(false);
+
+    // A resumes (evicting B) and loops: critical at the 5th identical call (LOW_THRESHOLDS C 4).
+    const calls = [];
+    for (let i = 0; i < 5; i += 1) calls.push(toolCall(h.tracer, { tool: 'poll', args: { job: 7 }, parent: runA }, { result: R('same') }));
+    expect(h.processor.getStats().releasedRuns.capacity).toBe(2);
+    expect(spanEvents(calls[4], sc.EVENT_TOOL_LOOP_BLOCKED)).toHaveLength(1);
+    expect(h.loopEvents.at(-1)).toMatchObject({ level: 'critical', runId: 'run-A' });
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBeInstanceOf(ToolLoopBlockedError);
+    expect(h.processor.runSignal('run-A')).toBe(signal);
+    runA.end();
+    runB.end();
   });
 
   it('the maxLiveRuns cap evicts the least recently active run first and reports it through diag exactly once', async () => {

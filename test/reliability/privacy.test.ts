@@ -65,6 +65,8 @@ describe('privacy on the exported OTLP payload', () => {
     expect(body).not.toContain(SECRET_ARG);
     expect(body).not.toContain('hunter2');
     const tools = toolSpanAttributes();
+    // Four tool spans: two plain calls, the warned 3rd and the blocked 4th (ended without running).
+    expect(tools).toHaveLength(4);
     expect(tools.every((a) => typeof a[sc.ATTR_TOOL_LOOP_ARGS_HASH] === 'string')).toBe(true);
     expect(tools.some((a) => a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] !== undefined || a[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] !== undefined)).toBe(false);
     // Detection worked on the hashes, and its events were exported.

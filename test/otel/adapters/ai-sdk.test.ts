@@ -1,6 +1,6 @@
 import { SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getToolLoopVerdict } from '../../../src/index.js';
+import { aiSdkAdapter, getToolLoopVerdict } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
 import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
 
@@ -125,12 +125,37 @@ describe('aiSdkAdapter', () => {
     }
   });
 
-  it('ignores AI SDK spans that are not tool calls', async () => {
-    const { tracer, exporter } = await setup();
-    root(tracer, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'n' }, () => {
-      tracer.startSpan('ai.generateText.doGenerate', { attributes: { [sc.ATTR_AI_OPERATION_ID]: 'ai.generateText.doGenerate' } }).end();
+  it('ignores AI SDK spans that are not tool calls, even when they carry ai.toolCall.* attributes', async () => {
+    // A model-call span carrying the tool-call attributes (name, id, args): only the span name /
+    // ai.operationId make a tool call, so this is none.
+    const notATool = (n: number): Attributes => ({
+      [sc.ATTR_AI_OPERATION_ID]: 'ai.generateText.doGenerate',
+      'operation.name': 'ai.generateText.doGenerate',
+      [sc.ATTR_AI_TOOL_CALL_NAME]: 'check_status',
+      [sc.ATTR_AI_TOOL_CALL_ID]: `call-${n}`,
+      [sc.ATTR_AI_TOOL_CALL_ARGS]: JSON.stringify({ job: 'build-42' }),
     });
-    expect(exporter.getFinishedSpans().every((s) => s.attributes[sc.ATTR_TOOL_LOOP_VERDICT] === undefined)).toBe(true);
+    expect(aiSdkAdapter.matchStart({ name: 'ai.generateText.doGenerate', attributes: notATool(1) })).toBeUndefined();
+    // Control: the same attributes on an ai.toolCall span are a call.
+    expect(aiSdkAdapter.matchStart({ name: sc.AI_SDK_TOOL_CALL, attributes: notATool(1) })?.toolName).toBe('check_status');
+
+    const { tracer, exporter, events } = await setup();
+    const verdicts: Array<ReturnType<typeof getToolLoopVerdict>> = [];
+    root(tracer, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'n' }, () => {
+      for (let n = 1; n <= 8; n += 1) {
+        const span = tracer.startSpan('ai.generateText.doGenerate', { attributes: notATool(n) });
+        verdicts.push(getToolLoopVerdict(span));
+        span.setAttributes({ [sc.ATTR_AI_TOOL_CALL_RESULT]: JSON.stringify({ state: 'running' }) });
+        span.end();
+        verdicts.push(getToolLoopVerdict(span));
+      }
+    });
+    // Eight identical calls would warn at the 3rd and go critical at the 5th (LOW_THRESHOLDS).
+    expect(verdicts).toHaveLength(16);
+    expect(verdicts.every((v) => v === undefined)).toBe(true);
+    expect(events).toEqual([]);
+    expect(exporter.getFinishedSpans()).toHaveLength(9);
+    expect(exporter.getFinishedSpans().every((s) => s.attributes[sc.ATTR_TOOL_LOOP_VERDICT] === undefined && s.events.length === 0)).toBe(true);
   });
 });
 

@@ -111,18 +111,38 @@ describe('openClawAdapter', () => {
     expect(verdicts[2]?.level).toBe('warning');
   });
 
-  it("skips OpenClaw's own vetoes (openclaw.outcome = blocked)", async () => {
+  it("skips OpenClaw's own vetoes (openclaw.outcome = blocked), even with identical captured content", async () => {
     const { tracer, events, exporter } = await setup();
     const run = startRun(tracer);
     const parent = trace.setSpanContext(context.active(), run.spanContext());
-    for (let n = 1; n <= 5; n += 1) {
-      tracer
-        .startSpan(sc.OPENCLAW_SPAN_TOOL_EXECUTION, { attributes: { ...baseAttributes('exec', n), [sc.ATTR_OPENCLAW_OUTCOME]: 'blocked', 'openclaw.deniedReason': 'tool-loop' } }, parent)
-        .end();
-    }
-    run.end();
+    const ARGS = '{"command":"make test"}';
+    // Vetoes carrying the same content as the real calls below: were they counted as calls,
+    // the 3rd would warn and the 5th go critical (LOW_THRESHOLDS), as real calls do.
+    const vetoes = [1, 2, 3, 4, 5].map((n) => {
+      const content: Attributes = {
+        [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: ARGS,
+        [sc.ATTR_OPENCLAW_CONTENT_TOOL_INPUT]: ARGS,
+      };
+      const span = tracer.startSpan(
+        sc.OPENCLAW_SPAN_TOOL_EXECUTION,
+        { attributes: { ...baseAttributes('exec', n), ...content, [sc.ATTR_OPENCLAW_OUTCOME]: 'blocked', 'openclaw.deniedReason': 'tool-loop' } },
+        parent,
+      );
+      const atStart = getToolLoopVerdict(span);
+      span.setAttributes({ [sc.ATTR_GEN_AI_TOOL_CALL_RESULT]: RESULT, [sc.ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT]: RESULT });
+      span.end();
+      return { atStart, atEnd: getToolLoopVerdict(span) };
+    });
+    expect(vetoes.every((v) => v.atStart === undefined && v.atEnd === undefined)).toBe(true);
     expect(events).toHaveLength(0);
     expect(exporter.getFinishedSpans().every((s) => s.attributes[sc.ATTR_TOOL_LOOP_VERDICT] === undefined)).toBe(true);
+
+    // Real calls with the same content in the same run still count, from zero: the vetoes added
+    // nothing to their history (else the 1st real call would already be past the thresholds).
+    const calls = [6, 7, 8].map((n) => toolExecution(tracer, run, 'exec', n, { args: ARGS, result: RESULT }));
+    run.end();
+    expect(calls.map((c) => c.atEnd?.level)).toEqual([undefined, undefined, 'warning']);
+    expect(events.map((e) => [e.level, e.toolName])).toEqual([['warning', 'exec']]);
   });
 
   it('without captureContent, calls of one tool are not mistaken for identical calls', async () => {
