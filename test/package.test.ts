@@ -1,17 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../src/version.js';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { name: string; version: string };
 
 describe('package', () => {
-  beforeAll(() => {
-    if (!existsSync('dist/esm/index.js') || !existsSync('dist/cjs/index.js')) {
-      execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-    }
-  }, 120_000);
-
   it('keeps src/version.ts in step with package.json', () => {
     expect({ name: PACKAGE_NAME, version: PACKAGE_VERSION }).toEqual({ name: pkg.name, version: pkg.version });
   });

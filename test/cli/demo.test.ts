@@ -61,10 +61,8 @@ describe('demo agents', () => {
 
 describe('npm run demo (built CLI)', () => {
   it('exports the demo spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set', async () => {
-    const { execFileSync, spawn } = await import('node:child_process');
-    const { existsSync } = await import('node:fs');
+    const { spawn } = await import('node:child_process');
     const { createServer } = await import('node:http');
-    if (!existsSync('dist/esm/cli/demo.js')) execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
     const bodies: Array<{ resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Array<{ events?: Array<{ name: string }> }> }> }> }> = [];
     const server = createServer((req, res) => {
       let text = '';
