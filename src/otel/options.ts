@@ -125,7 +125,10 @@ export function resolveProcessorOptions(
     redactContent: bool('redactContent', 'TOOL_LOOP_GUARD_REDACT_CONTENT', false),
     runIdleTtlMs: positive('runIdleTtlMs', 'TOOL_LOOP_GUARD_RUN_IDLE_TTL_MS', DEFAULT_RUN_IDLE_TTL_MS),
     maxLiveRuns: positive('maxLiveRuns', 'TOOL_LOOP_GUARD_MAX_LIVE_RUNS', DEFAULT_MAX_LIVE_RUNS),
-    hashSeed: resolveSeed(options.hashSeed ?? env.TOOL_LOOP_GUARD_HASH_SEED, logger),
+    hashSeed:
+      options.hashSeed !== undefined
+        ? resolveSeed(options.hashSeed, 'option hashSeed', logger)
+        : resolveSeed(env.TOOL_LOOP_GUARD_HASH_SEED, 'TOOL_LOOP_GUARD_HASH_SEED', logger),
     adapters,
     clock,
     onLoopEvent: callback('onLoopEvent'),
@@ -133,7 +136,7 @@ export function resolveProcessorOptions(
   };
 }
 
-function resolveSeed(value: unknown, logger: DiagLogger): bigint {
+function resolveSeed(value: unknown, source: string, logger: DiagLogger): bigint {
   if (value === undefined || value === '') return 0n;
   if (value === 'random') {
     const bytes = crypto.getRandomValues(new Uint8Array(8));
@@ -145,6 +148,6 @@ function resolveSeed(value: unknown, logger: DiagLogger): bigint {
   } catch {
     // fall through to the warning
   }
-  logger.warn(`hashSeed must be 'random' or an integer in [0, 2^64), got ${String(value)}; using 0`);
+  logger.warn(`${source} must be 'random' or an integer in [0, 2^64), got ${String(value)}; using 0`);
   return 0n;
 }

@@ -175,18 +175,18 @@ describe('hashSeed / TOOL_LOOP_GUARD_HASH_SEED', () => {
     expect(warnings).toEqual([]);
   });
 
-  it.each<[string, ToolLoopSpanProcessorOptions, Env]>([
-    ['env not a number', {}, { [ENV]: 'seed' }],
-    ['env negative', {}, { [ENV]: '-1' }],
-    ['env 2^64', {}, { [ENV]: (1n << 64n).toString() }],
-    ['explicit negative (env ignored)', { hashSeed: -1 }, { [ENV]: '42' }],
-    ['explicit fraction', { hashSeed: 1.5 }, {}],
-    ['explicit 2^64', { hashSeed: 1n << 64n }, {}],
-  ])('invalid (%s) → 0 with a warning naming hashSeed', (_name, options, env) => {
+  it.each<[string, ToolLoopSpanProcessorOptions, Env, string]>([
+    ['env not a number', {}, { [ENV]: 'seed' }, ENV],
+    ['env negative', {}, { [ENV]: '-1' }, ENV],
+    ['env 2^64', {}, { [ENV]: (1n << 64n).toString() }, ENV],
+    ['explicit negative (env ignored)', { hashSeed: -1 }, { [ENV]: '42' }, 'option hashSeed'],
+    ['explicit fraction', { hashSeed: 1.5 }, {}, 'option hashSeed'],
+    ['explicit 2^64', { hashSeed: 1n << 64n }, {}, 'option hashSeed'],
+  ])('invalid (%s) → 0 with a warning naming its source', (_name, options, env, source) => {
     const { resolved, warnings } = resolve(options, env);
     expect(resolved.hashSeed).toBe(0n);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain('hashSeed');
+    expect(warnings[0]).toContain(source);
     expect(warnings[0]).toContain('using 0');
   });
 });
