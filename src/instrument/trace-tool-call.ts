@@ -59,17 +59,17 @@ export async function traceToolCall<A, R>(
 
   return tracer.startActiveSpan(`${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`, { attributes }, async (span) => {
     const verdict = getToolLoopVerdict(span);
-    if (verdict?.level === 'critical') {
+    if (verdict?.level === sc.LEVEL_CRITICAL) {
       span.end();
       if (options.onBlocked === 'throw' && verdict.error) throw verdict.error;
       return blockedToolResult(verdict.message);
     }
-    const warning = verdict?.level === 'warning' && verdict.emitted ? verdict.message : undefined;
+    const warning = verdict?.level === sc.LEVEL_WARNING && verdict.emitted ? verdict.message : undefined;
     let result: R;
     try {
       result = await execute(warning === undefined ? { span } : { span, warning });
     } catch (error) {
-      recordOutcome(span, () => {
+      recordOutcome(() => {
         const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, error, isError: true });
         if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
         if (outcome.unknownToolName !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
@@ -80,7 +80,7 @@ export async function traceToolCall<A, R>(
       span.end();
       throw error;
     }
-    recordOutcome(span, () => {
+    recordOutcome(() => {
       const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, result });
       if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
       if (options.recordContent && result !== undefined) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, safeJson(result));
@@ -99,7 +99,7 @@ function recordArguments(attributes: Record<string, string | boolean>, args: unk
 }
 
 /** Records the outcome on the span; a failure to do so is logged, never thrown at the agent. */
-function recordOutcome(span: Span, record: () => void): void {
+function recordOutcome(record: () => void): void {
   try {
     record();
   } catch (error) {

@@ -32,3 +32,15 @@ export function loopEventAttributes(fields: LoopEventFields, extra?: Attributes)
   if (fields.agentId !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_ID] = fields.agentId;
   return extra ? Object.assign(attributes, extra) : attributes;
 }
+
+/** The labels of the `tool_loop.events` counter for one loop event (few values each: no message, no run id). */
+export function loopEventLabels(fields: LoopEventFields): Attributes {
+  const labels: Attributes = {
+    [sc.ATTR_TOOL_LOOP_ACTION]: fields.action,
+    [sc.ATTR_TOOL_LOOP_DETECTOR]: fields.detector,
+    [sc.ATTR_TOOL_LOOP_LEVEL]: fields.level,
+    [sc.ATTR_GEN_AI_TOOL_NAME]: fields.toolName,
+  };
+  if (fields.agentId !== undefined) labels[sc.ATTR_GEN_AI_AGENT_ID] = fields.agentId;
+  return labels;
+}

@@ -11,8 +11,8 @@ import type { LoopVerdict, ToolCallSignature } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import { PACKAGE_NAME } from '../version.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
-import { setToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
-import { loopEventAttributes } from './event-attributes.js';
+import { setToolLoopVerdict } from './loop-event.js';
+import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
 import { createLoopEventCounter } from './metrics.js';
 import {
   describeAtEnd,
@@ -251,7 +251,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     if (!verdict) return;
     const error = check.blocked ? new ToolLoopBlockedError(verdict.message, { ...verdict, toolName: call.toolName }) : undefined;
     setToolLoopVerdict(span, { level: verdict.level, detector: verdict.detector, count: verdict.count, message: verdict.message, emitted: check.emit, error });
-    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, verdict.level === 'critical' ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
+    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, verdict.level === sc.LEVEL_CRITICAL ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
     if (check.emit) this.emitVerdict(span, state, verdict, annotate);
     if (error) {
       state.blocked = !alreadyRan;
@@ -260,8 +260,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   private emitVerdict(span: Span, state: ToolSpanState, verdict: LoopVerdict, annotate: boolean): void {
-    const critical = verdict.level === 'critical';
-    const attributes = loopEventAttributes(
+    const critical = verdict.level === sc.LEVEL_CRITICAL;
+    this.emit(
+      span,
+      critical ? sc.EVENT_TOOL_LOOP_BLOCKED : sc.EVENT_TOOL_LOOP_WARNING,
       {
         detector: verdict.detector,
         level: verdict.level,
@@ -275,11 +277,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       verdict.pairedToolName === undefined
         ? { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey }
         : { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey, [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: verdict.pairedToolName },
+      annotate,
     );
-    if (annotate) span.addEvent(critical ? sc.EVENT_TOOL_LOOP_BLOCKED : sc.EVENT_TOOL_LOOP_WARNING, attributes);
-    this.count(attributes);
-    const { traceId, spanId } = span.spanContext();
-    const event: LoopEvent = {
+    this.invoke('onLoopEvent', {
       level: verdict.level,
       detector: verdict.detector,
       count: verdict.count,
@@ -287,12 +287,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       toolName: state.start.toolName,
       runId: state.scope.runKey,
       warningKey: verdict.warningKey,
-      traceId,
-      spanId,
-      ...(state.scope.agentId !== undefined ? { agentId: state.scope.agentId } : {}),
+      ...callbackIds(span, state.scope),
       ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
-    };
-    this.invoke('onLoopEvent', event);
+    });
   }
 
   private finishToolSpan(span: Span | ReadableSpan, state: ToolSpanState, annotate: boolean): void {
@@ -327,7 +324,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   private abortOnGuard(span: Span, state: ToolSpanState, run: RunState, verdict: GuardAbort, annotate: boolean): void {
     const error = CompactionLoopPersistedError.fromVerdict(verdict);
-    const attributes = loopEventAttributes(
+    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED);
+    this.emit(
+      span,
+      sc.EVENT_TOOL_LOOP_ABORTED,
       {
         detector: verdict.detector,
         level: sc.LEVEL_CRITICAL,
@@ -339,26 +339,18 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
         agentId: state.scope.agentId,
       },
       { [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED },
+      annotate,
     );
-    if (annotate) {
-      span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED);
-      span.addEvent(sc.EVENT_TOOL_LOOP_ABORTED, attributes);
-    }
-    this.count(attributes);
-    const { traceId, spanId } = span.spanContext();
-    const event: LoopAbortEvent = {
+    this.invoke('onAbort', {
       code: sc.COMPACTION_LOOP_PERSISTED,
       detector: sc.COMPACTION_LOOP_PERSISTED,
       toolName: verdict.toolName,
       count: verdict.count,
       message: verdict.message,
       runId: state.scope.runKey,
-      traceId,
-      spanId,
+      ...callbackIds(span, state.scope),
       error,
-      ...(state.scope.agentId !== undefined ? { agentId: state.scope.agentId } : {}),
-    };
-    this.invoke('onAbort', event);
+    });
     this.abortRun(run, error);
   }
 
@@ -367,7 +359,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const run = this.runs.touch(scope.runKey, () => this.createRun(scope.runKey));
     const guard = run.loop.arm(config);
     if (!guard.enabled) return;
-    const attributes = loopEventAttributes(
+    this.emit(
+      span,
+      sc.EVENT_TOOL_LOOP_GUARD_ARMED,
       {
         detector: sc.COMPACTION_LOOP_PERSISTED,
         level: sc.LEVEL_WARNING,
@@ -379,9 +373,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
         agentId: scope.agentId,
       },
       { [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: guard.windowSize },
+      true,
     );
-    span.addEvent(sc.EVENT_TOOL_LOOP_GUARD_ARMED, attributes);
-    this.count(attributes);
   }
 
   private createRun(runKey: string): RunState {
@@ -406,15 +399,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     }
   }
 
-  private count(attributes: Attributes): void {
-    const labels: Attributes = {
-      [sc.ATTR_TOOL_LOOP_ACTION]: attributes[sc.ATTR_TOOL_LOOP_ACTION],
-      [sc.ATTR_TOOL_LOOP_DETECTOR]: attributes[sc.ATTR_TOOL_LOOP_DETECTOR],
-      [sc.ATTR_TOOL_LOOP_LEVEL]: attributes[sc.ATTR_TOOL_LOOP_LEVEL],
-      [sc.ATTR_GEN_AI_TOOL_NAME]: attributes[sc.ATTR_GEN_AI_TOOL_NAME],
-    };
-    if (attributes[sc.ATTR_GEN_AI_AGENT_ID] !== undefined) labels[sc.ATTR_GEN_AI_AGENT_ID] = attributes[sc.ATTR_GEN_AI_AGENT_ID];
-    this.counter.add(1, labels);
+  /** A loop event: added to the span when it is still writable, and counted in the metric. */
+  private emit(span: Span, name: string, fields: LoopEventFields, extra: Attributes, annotate: boolean): void {
+    if (annotate) span.addEvent(name, loopEventAttributes(fields, extra));
+    this.counter.add(1, loopEventLabels(fields));
   }
 
   private invoke<K extends 'onLoopEvent' | 'onAbort'>(key: K, event: Parameters<NonNullable<ToolLoopSpanProcessorOptions[K]>>[0]): void {
@@ -426,6 +414,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       this.log.error(`${key} callback threw: ${describeError(error)}`);
     }
   }
+}
+
+/** The span and agent a callback event refers to. */
+function callbackIds(span: Span, scope: SpanScope): { traceId: string; spanId: string; agentId?: string } {
+  const { traceId, spanId } = span.spanContext();
+  return scope.agentId === undefined ? { traceId, spanId } : { traceId, spanId, agentId: scope.agentId };
 }
 
 function describeError(error: unknown): string {

@@ -17,7 +17,6 @@ import {
   sc,
   spanAttributes,
   startRunSpan,
-  toolCall,
   type OtelHarness,
 } from '../helpers/otel-harness.js';
 
