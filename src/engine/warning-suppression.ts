@@ -1,4 +1,5 @@
 import type { LoopVerdict } from './types.js';
+import { setBounded } from './bounded-map.js';
 
 /** Most warning keys remembered per session; the oldest is forgotten first (as OpenClaw's 256). */
 export const MAX_WARNING_KEYS = 256;
@@ -20,12 +21,9 @@ export class WarningSuppression {
     const bucket = Math.floor(verdict.count / warningThreshold);
     const last = this.buckets.get(key) ?? 0;
     if (bucket <= last) return false;
+    // Re-inserted, so that the cap drops the least recently emitted key.
     this.buckets.delete(key);
-    this.buckets.set(key, bucket);
-    if (this.buckets.size > this.maxKeys) {
-      const oldest = this.buckets.keys().next().value;
-      if (oldest !== undefined) this.buckets.delete(oldest);
-    }
+    setBounded(this.buckets, key, bucket, this.maxKeys);
     return true;
   }
 }

@@ -30,6 +30,7 @@ import { RunRegistry, type RunReleaseReason } from './run-registry.js';
 import { RunScopes, type SpanScope } from './run-scope.js';
 import { shareDigester } from './shared-digester.js';
 import { SpanTriggers } from './span-triggers.js';
+import { setBounded } from '../engine/bounded-map.js';
 
 /** A run's detection state. */
 interface RunState {
@@ -130,8 +131,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     let controller = this.controllers.get(key);
     if (!controller) {
       controller = new AbortController();
-      this.controllers.set(key, controller);
-      if (this.controllers.size > this.options.maxLiveRuns) this.controllers.delete(this.controllers.keys().next().value as string);
+      setBounded(this.controllers, key, controller, this.options.maxLiveRuns);
     }
     const reason = this.runs.peek(key)?.abortReason;
     if (reason && !controller.signal.aborted) controller.abort(reason);

@@ -1,3 +1,5 @@
+import { setBounded } from '../engine/bounded-map.js';
+
 /** Limits of the live-run registry. */
 export interface RunRegistryLimits {
   /** Idle time after which a run's state is released, in ms. */
@@ -58,9 +60,8 @@ export class RunRegistry<T> {
 
   /** A span that opens the run started. */
   openRoot(key: string): void {
-    this.openRoots.set(key, (this.openRoots.get(key) ?? 0) + 1);
     // Roots that never end and never see a tool call must not accumulate.
-    if (this.openRoots.size > this.limits.maxLiveRuns) this.openRoots.delete(this.openRoots.keys().next().value as string);
+    setBounded(this.openRoots, key, (this.openRoots.get(key) ?? 0) + 1, this.limits.maxLiveRuns);
   }
 
   /**

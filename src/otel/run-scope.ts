@@ -1,5 +1,6 @@
 import type { RunScopeHint } from './adapters/adapter.js';
 import { spanIdOf } from './span-view.js';
+import { setBounded } from '../engine/bounded-map.js';
 
 /** The run a span belongs to. */
 export interface SpanScope {
@@ -100,8 +101,7 @@ export class RunScopes {
 
   private remember(span: object, spanId: string, scope: SpanScope): void {
     this.scopes.set(span, scope);
-    this.bySpanId.set(spanId, scope);
-    if (this.bySpanId.size > RunScopes.MAX_BY_SPAN_ID) this.bySpanId.delete(this.bySpanId.keys().next().value as string);
+    setBounded(this.bySpanId, spanId, scope, RunScopes.MAX_BY_SPAN_ID);
   }
 
   /**

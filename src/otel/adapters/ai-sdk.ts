@@ -13,7 +13,7 @@ import {
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolSpanAdapter } from './adapter.js';
-import { readToolCallEndOrUncaptured, stringAttribute, toolCallStartOf } from './attribute-values.js';
+import { readToolCallEnd, stringAttribute, toolCallStartOf } from './attribute-values.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_AI_TOOL_CALL_ARGS], result: [ATTR_AI_TOOL_CALL_RESULT] } as const;
 
@@ -49,7 +49,7 @@ export const aiSdkAdapter: ToolSpanAdapter = {
     return toolCallStartOf(span, toolName, { callId: ATTR_AI_TOOL_CALL_ID, arguments: ATTR_AI_TOOL_CALL_ARGS });
   },
   readEnd(span) {
-    return readToolCallEndOrUncaptured(span, CONTENT_KEYS);
+    return readToolCallEnd(span, CONTENT_KEYS);
   },
   scopeHint(span) {
     const operation = span.attributes[ATTR_AI_OPERATION_ID];

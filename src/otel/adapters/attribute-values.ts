@@ -26,8 +26,13 @@ export function firstStringAttribute(span: SpanView, keys: readonly string[]): s
   return undefined;
 }
 
+/** The first of `keys` the span carries a value under, if any. */
+export function firstPresentKey(span: SpanView, keys: readonly string[]): string | undefined {
+  return keys.find((key) => span.attributes[key] !== undefined);
+}
+
 /** `tool_loop.poll` when it is a boolean. */
-export function pollAttribute(span: SpanView): boolean | undefined {
+function pollAttribute(span: SpanView): boolean | undefined {
   const poll = span.attributes[ATTR_TOOL_LOOP_POLL];
   return typeof poll === 'boolean' ? poll : undefined;
 }
@@ -47,7 +52,7 @@ export function toolCallStartOf(span: SpanView, toolName: string, keys: { callId
 }
 
 /** The error text of a failed span: status message, else the last `exception` event's message. */
-export function spanErrorText(span: SpanView): string | undefined {
+function spanErrorText(span: SpanView): string | undefined {
   if (span.status?.code !== STATUS_CODE_ERROR) return undefined;
   if (span.status.message) return span.status.message;
   const events = span.events ?? [];
@@ -61,14 +66,16 @@ export function spanErrorText(span: SpanView): string | undefined {
 
 /**
  * The end-of-span reading shared by every convention: our own hash attributes win, then the
- * error status, then the raw result found under `resultKeys`.
+ * error status, then the raw result found under `keys.result`. A span that carries no
+ * arguments at all gets an {@link uncapturedArgsHash}.
  */
 export function readToolCallEnd(span: SpanView, keys: { arguments: readonly string[]; result: readonly string[] }): ToolCallEnd {
   const errorText = spanErrorText(span);
-  const resultKey = keys.result.find((key) => span.attributes[key] !== undefined);
-  const argumentsKey = keys.arguments.find((key) => span.attributes[key] !== undefined);
+  const resultKey = firstPresentKey(span, keys.result);
+  const argumentsKey = firstPresentKey(span, keys.arguments);
+  const argsHash = stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH);
   return {
-    argsHash: stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH),
+    argsHash: argsHash === undefined && argumentsKey === undefined ? uncapturedArgsHash(span) : argsHash,
     knownPoll: pollAttribute(span),
     arguments: argumentsKey === undefined ? undefined : span.attributes[argumentsKey],
     resultHash: stringAttribute(span, ATTR_TOOL_LOOP_RESULT_HASH),
@@ -88,13 +95,7 @@ let uncapturedCalls = 0;
  * would draw `generic_repeat` warnings; with it the call still counts in the history window
  * and error outcomes (`unknown_tool_repeat`) are still seen.
  */
-export function uncapturedArgsHash(span: SpanView): string {
+function uncapturedArgsHash(span: SpanView): string {
   uncapturedCalls += 1;
   return `uncaptured:${spanIdOf(span) ?? uncapturedCalls}`;
-}
-
-/** `readToolCallEnd`, with {@link uncapturedArgsHash} when the span carries no arguments at all. */
-export function readToolCallEndOrUncaptured(span: SpanView, keys: { arguments: readonly string[]; result: readonly string[] }): ToolCallEnd {
-  const end = readToolCallEnd(span, keys);
-  return end.arguments === undefined && end.argsHash === undefined ? { ...end, argsHash: uncapturedArgsHash(span) } : end;
 }

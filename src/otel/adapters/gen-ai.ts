@@ -7,7 +7,7 @@ import {
   ATTR_TOOL_LOOP_RUN_ID,
 } from '../../semconv.js';
 import type { ToolSpanAdapter } from './adapter.js';
-import { readToolCallEndOrUncaptured, stringAttribute, toolCallStartOf } from './attribute-values.js';
+import { readToolCallEnd, stringAttribute, toolCallStartOf } from './attribute-values.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS], result: [ATTR_GEN_AI_TOOL_CALL_RESULT] } as const;
 
@@ -27,7 +27,7 @@ export const genAiAdapter: ToolSpanAdapter = {
   },
   readEnd(span) {
     // `gen_ai.tool.call.arguments` is opt-in content: without it, calls cannot be told apart.
-    return readToolCallEndOrUncaptured(span, CONTENT_KEYS);
+    return readToolCallEnd(span, CONTENT_KEYS);
   },
   scopeHint(span) {
     const runId = stringAttribute(span, ATTR_TOOL_LOOP_RUN_ID);

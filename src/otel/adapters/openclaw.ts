@@ -15,7 +15,7 @@ import {
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolSpanAdapter } from './adapter.js';
-import { firstStringAttribute, readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+import { firstPresentKey, firstStringAttribute, readToolCallEnd, stringAttribute } from './attribute-values.js';
 
 const ARGUMENT_KEYS = [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_OPENCLAW_CONTENT_TOOL_INPUT] as const;
 const CONTENT_KEYS = { arguments: ARGUMENT_KEYS, result: [ATTR_GEN_AI_TOOL_CALL_RESULT, ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT] } as const;
@@ -51,7 +51,7 @@ export const openClawAdapter: ToolSpanAdapter = {
     if (isVeto(span)) return undefined;
     const toolName = firstStringAttribute(span, [ATTR_OPENCLAW_TOOL_NAME, ATTR_GEN_AI_TOOL_NAME]);
     if (toolName === undefined) return undefined;
-    const argumentsKey = ARGUMENT_KEYS.find((key) => span.attributes[key] !== undefined);
+    const argumentsKey = firstPresentKey(span, ARGUMENT_KEYS);
     return {
       toolName,
       toolCallId: stringAttribute(span, ATTR_GEN_AI_TOOL_CALL_ID),
@@ -61,7 +61,7 @@ export const openClawAdapter: ToolSpanAdapter = {
   // OpenClaw's own veto: not a call, and not one for the generic GenAI adapter either.
   rejects: isVeto,
   readEnd(span) {
-    return readToolCallEndOrUncaptured(span, CONTENT_KEYS);
+    return readToolCallEnd(span, CONTENT_KEYS);
   },
   scopeHint(span) {
     const agentId = stringAttribute(span, ATTR_OPENCLAW_AGENT);

@@ -9,7 +9,7 @@ import {
 import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
-import { readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+import { readToolCallEnd, stringAttribute } from './attribute-values.js';
 import { isRecord } from '../../engine/plain-object.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_OPENINFERENCE_INPUT_VALUE], result: [ATTR_OPENINFERENCE_OUTPUT_VALUE] } as const;
@@ -61,7 +61,7 @@ export const openInferenceAdapter: ToolSpanAdapter = {
   matchStart: match,
   matchEnd: match,
   readEnd(span) {
-    const end = readToolCallEndOrUncaptured(span, CONTENT_KEYS);
+    const end = readToolCallEnd(span, CONTENT_KEYS);
     return end.hasResult ? { ...end, result: unwrapOutput(end.result) } : end;
   },
   scopeHint(span) {

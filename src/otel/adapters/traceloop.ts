@@ -8,7 +8,7 @@ import {
 import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
-import { readToolCallEndOrUncaptured, stringAttribute } from './attribute-values.js';
+import { readToolCallEnd, stringAttribute } from './attribute-values.js';
 import { isRecord } from '../../engine/plain-object.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_TRACELOOP_ENTITY_INPUT], result: [ATTR_TRACELOOP_ENTITY_OUTPUT] } as const;
@@ -52,7 +52,7 @@ export const traceloopAdapter: ToolSpanAdapter = {
   matchStart: match,
   matchEnd: match,
   readEnd(span) {
-    const end = readToolCallEndOrUncaptured(span, CONTENT_KEYS);
+    const end = readToolCallEnd(span, CONTENT_KEYS);
     return end.arguments === undefined ? end : { ...end, arguments: unwrapTraceloopInput(end.arguments) };
   },
 };
