@@ -71,7 +71,7 @@ export interface RunReplayOptions {
  * the verdict (as in the processor).
  */
 export class RunReplay {
-  readonly loop: LoopRun;
+  private readonly loop: LoopRun;
   readonly counters: RunCounters = { calls: 0, warnings: 0, suppressedWarnings: 0, blocks: 0, aborts: 0, arms: 0 };
   readonly events: ReplayEvent[] = [];
   private readonly keepEvents: boolean;
@@ -129,12 +129,12 @@ export class RunReplay {
 
   /**
    * Records a judged call's outcome (skipped for a call blocked at its start and for "no outcome") and
-   * lets the post-compaction guard observe it. Returns true when the guard aborts the run.
+   * lets the post-compaction guard observe it; a guard abort is counted and listed.
    */
-  complete(handle: CallHandle, outcome: OutcomeHash): boolean {
-    if (handle.vetoed) return false;
+  complete(handle: CallHandle, outcome: OutcomeHash): void {
+    if (handle.vetoed) return;
     const verdict = this.loop.complete(handle.call, handle.toolCallId, outcome, handle.config);
-    if (!verdict) return false;
+    if (!verdict) return;
     this.counters.aborts += 1;
     this.counters.firstAbort ??= handle.index;
     if (this.keepEvents) {
@@ -150,7 +150,6 @@ export class RunReplay {
         message: verdict.message,
       });
     }
-    return true;
   }
 
   /** A compaction-retry: (re-)arms the post-compaction guard. */

@@ -1,6 +1,6 @@
 import type { AgentConfigResolver } from '../../config/agent-config-resolver.js';
 import type { EngineLogger } from '../../engine/logger.js';
-import { RunRegistry, type RunReleaseReason } from '../../otel/run-registry.js';
+import { RunRegistry } from '../../otel/run-registry.js';
 import { RunScopes, type SpanScope } from '../../otel/run-scope.js';
 import { RunReplay, type CallHandle } from './run-replay.js';
 import type { PreparedSpan } from './prepared-span.js';
@@ -24,8 +24,6 @@ export interface ReplayedRun {
   agentId?: string;
   readonly source?: string;
   readonly replay: RunReplay;
-  /** Why its state was released (absent while live). */
-  released?: RunReleaseReason;
 }
 
 interface ToolState {
@@ -68,9 +66,8 @@ export class SpanReplayer {
     this.registry = new RunRegistry<ReplayedRun>(
       { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
       () => this.time,
-      (_key, run, reason) => {
-        run.released = reason;
-      },
+      // Released runs keep their report; nothing else to do.
+      () => undefined,
     );
   }
 

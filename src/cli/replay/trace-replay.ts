@@ -36,14 +36,15 @@ export interface TraceReplayOptions {
 
 interface TimelineEvent {
   readonly time: number;
-  /** 0: end of a span with a duration; 1: a start; 2: end of a zero-duration span. */
+  /** 0: end of a span with a duration; 1 ({@link START}): a start; 2: end of a zero-duration span. */
   readonly phase: 0 | 1 | 2;
   /** Starts shallowest first, ends deepest first. */
   readonly depthKey: number;
   readonly seq: number;
   readonly span: PooledSpan;
-  readonly start: boolean;
 }
+
+const START = 1;
 
 const keyOf = (process: string, traceId: string, spanId: string) => `${process}\u0000${traceId}\u0000${spanId}`;
 
@@ -86,8 +87,8 @@ export function replayTraces(spans: readonly PooledSpan[], options: TraceReplayO
   spans.forEach((span, seq) => {
     const depth = depthOf(span);
     const endUs = Math.max(span.endUs, span.startUs);
-    events.push({ time: span.startUs, phase: 1, depthKey: depth, seq, span, start: true });
-    events.push({ time: endUs, phase: endUs > span.startUs ? 0 : 2, depthKey: -depth, seq, span, start: false });
+    events.push({ time: span.startUs, phase: START, depthKey: depth, seq, span });
+    events.push({ time: endUs, phase: endUs > span.startUs ? 0 : 2, depthKey: -depth, seq, span });
   });
   events.sort((a, b) => a.time - b.time || a.phase - b.phase || a.depthKey - b.depthKey || a.seq - b.seq);
 
@@ -103,7 +104,7 @@ export function replayTraces(spans: readonly PooledSpan[], options: TraceReplayO
   for (const event of events) {
     const replayer = replayerOf(event.span.process);
     const timeMs = event.time / 1000;
-    if (event.start) replayer.start(event.span, parentOf(event.span), timeMs);
+    if (event.phase === START) replayer.start(event.span, parentOf(event.span), timeMs);
     else replayer.end(event.span, timeMs);
   }
   const runs: ProcessRun[] = [];
