@@ -76,6 +76,20 @@ function namesTool(argsHash: string, toolName: string): boolean {
   return argsHash.charCodeAt(n) === 0x3a && argsHash.startsWith(toolName) && argsHash.indexOf(':', n + 1) < 0;
 }
 
+/** A pre-call record's identity. */
+export interface PendingCall {
+  readonly toolName: string;
+  readonly argsHash: string;
+  readonly toolCallId?: string;
+  readonly runId?: string;
+}
+
+/** A hashed outcome to attach (see {@link ToolCallHistory.recordOutcome}). */
+export interface HashedOutcome extends PendingCall {
+  readonly resultHash: string;
+  readonly unknownToolName?: string;
+}
+
 /**
  * The key of a (tool, args) signature (spec §b.4 compares both): the args hash itself when it
  * names its tool (`<toolName>:…`, every hash this package computes), else tool and hash joined,
@@ -398,12 +412,11 @@ export interface PingPongCandidate {
 export interface ScopedHistory {
   /**
    * Hashed records of this signature, newest first, sharing the newest one's result hash.
-   * A signature is the tool and its args hash (spec §b.4); without `toolName`, the args hash
-   * is taken to name its tool, as `<toolName>:…` hashes do.
+   * A signature is the tool and its args hash (spec §b.4, {@link signatureKey}).
    */
-  noProgressStreak(argsHash: string, toolName?: string): NoProgressStreak;
+  noProgressStreak(argsHash: string, toolName: string): NoProgressStreak;
   /** Records of this signature in scope, pending or not (`toolName` as for `noProgressStreak`). */
-  recentCount(argsHash: string, toolName?: string): number;
+  recentCount(argsHash: string, toolName: string): number;
   /** Consecutive newest records of `toolName` sharing one extracted unknown-tool name. */
   unknownToolStreak(toolName: string): UnknownToolStreak;
   /** The alternation that a call with `argsHash` would continue. */
@@ -455,7 +468,7 @@ export class ToolCallHistory {
   }
 
   /** Appends a pre-call record (spec §b.3 step 1), evicting the oldest beyond `historySize`. */
-  recordCall(call: { toolName: string; argsHash: string; toolCallId?: string; runId?: string }, historySize: number): void {
+  recordCall(call: PendingCall, historySize: number): void {
     this.append(call.toolName, call.argsHash, call.toolCallId, normalizeRunId(call.runId), historySize);
   }
 
@@ -465,7 +478,7 @@ export class ToolCallHistory {
    * Returns the record that holds the outcome.
    */
   recordOutcome(
-    outcome: { toolName: string; argsHash: string; toolCallId?: string; runId?: string; resultHash: string; unknownToolName?: string },
+    outcome: HashedOutcome,
     historySize: number,
   ): ToolCallRecord {
     const runId = normalizeRunId(outcome.runId);
@@ -547,7 +560,7 @@ interface MultiScope {
  */
 function matchOutcome(
   scope: ScopeLog,
-  outcome: { toolName: string; argsHash: string; toolCallId?: string; resultHash: string },
+  outcome: HashedOutcome,
 ): { pending: number; resultHash: string } {
   const key = signatureKey(outcome.toolName, outcome.argsHash);
   let pending = -1;
@@ -566,8 +579,8 @@ class ScopeView implements ScopedHistory {
 
   constructor(private readonly scope: ScopeLog | undefined) {}
 
-  noProgressStreak(argsHash: string, toolName?: string): NoProgressStreak {
-    const key = toolName === undefined ? argsHash : signatureKey(toolName, argsHash);
+  noProgressStreak(argsHash: string, toolName: string): NoProgressStreak {
+    const key = signatureKey(toolName, argsHash);
     if (this.streak?.key !== key) this.streak = { key, streak: this.computeNoProgressStreak(key) };
     return this.streak.streak;
   }
@@ -588,8 +601,8 @@ class ScopeView implements ScopedHistory {
     return latestResultHash === undefined ? { count } : { count, latestResultHash };
   }
 
-  recentCount(argsHash: string, toolName?: string): number {
-    return this.scope?.countOf(toolName === undefined ? argsHash : signatureKey(toolName, argsHash)) ?? 0;
+  recentCount(argsHash: string, toolName: string): number {
+    return this.scope?.countOf(signatureKey(toolName, argsHash)) ?? 0;
   }
 
   unknownToolStreak(toolName: string): UnknownToolStreak {

@@ -24,7 +24,8 @@ export {
 export { isKnownPollCall } from './known-poll.js';
 export { silentLogger, type EngineLogger } from './logger.js';
 export { LoopRun, type GuardAbort } from './loop-run.js';
-export { LoopSession, type HashedOutcome, type LoopCheck, type PendingCall } from './loop-session.js';
+export { LoopSession, type LoopCheck } from './loop-session.js';
+export type { HashedOutcome, PendingCall } from './history.js';
 export {
   blockedToolResult,
   hashToolOutcome,

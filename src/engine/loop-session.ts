@@ -1,6 +1,6 @@
 import type { ResolvedLoopDetectionConfig } from '../config/types.js';
 import { detectToolCallLoop } from './detect.js';
-import { ToolCallHistory, normalizeRunId } from './history.js';
+import { ToolCallHistory, normalizeRunId, type HashedOutcome, type PendingCall } from './history.js';
 import { silentLogger, type EngineLogger } from './logger.js';
 import type { LoopVerdict, ToolCallRecord, ToolCallSignature } from './types.js';
 import { WarningSuppression } from './warning-suppression.js';
@@ -13,20 +13,6 @@ export interface LoopCheck {
   readonly emit: boolean;
   /** True for a critical verdict: the call must not run and is not recorded (unless it was judged after it ran, see `LoopRun.judge`). */
   readonly blocked: boolean;
-}
-
-/** A pre-call record's identity. */
-export interface PendingCall {
-  readonly toolName: string;
-  readonly argsHash: string;
-  readonly toolCallId?: string;
-  readonly runId?: string;
-}
-
-/** A hashed outcome to attach (see {@link ToolCallHistory.recordOutcome}). */
-export interface HashedOutcome extends PendingCall {
-  readonly resultHash: string;
-  readonly unknownToolName?: string;
 }
 
 const NOTHING: LoopCheck = Object.freeze({ emit: false, blocked: false });

@@ -123,7 +123,7 @@ describe('generic repeat', () => {
     h.completed(5, 'read', A, R1);
     h.completed(19, 'read', A, R2);
     // The no-progress streak stops at R1 (19 < C); recentCount is 24 ≥ W.
-    expect(h.session.history.view().noProgressStreak(h.argsHash('read', A)).count).toBe(19);
+    expect(h.session.history.view().noProgressStreak(h.argsHash('read', A), 'read').count).toBe(19);
     expect(h.detect('read', A)).toMatchObject({ level: 'warning', detector: 'generic_repeat', count: 24 });
     h.completed(1, 'read', A, R2);
     const verdict = h.detect('read', A);

@@ -112,7 +112,7 @@ describe('ping-pong', () => {
   it('scenario 27: 9 alternating calls ending with read; check read → not stuck (recentCount 5)', async () => {
     const h = await EngineHarness.create(C0);
     alternate(h, 9);
-    expect(h.session.history.view().recentCount(h.argsHash('read', READ))).toBe(5);
+    expect(h.session.history.view().recentCount(h.argsHash('read', READ), 'read')).toBe(5);
     expect(h.session.history.view().pingPong(h.argsHash('read', READ)).count).toBe(0);
     expect(h.detect('read', READ)).toBeUndefined();
     // …whereas list continues the alternation.
