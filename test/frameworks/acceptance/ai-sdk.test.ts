@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { OpenTelemetry } from '@ai-sdk/otel';
+import { generateText as generateText7, isStepCount, tool as tool7 } from 'ai';
+import { generateText as generateText5, stepCountIs as stepCountIs5, tool as tool5 } from 'ai5';
+import { generateText as generateText6, stepCountIs as stepCountIs6, tool as tool6 } from 'ai6';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { traceRun } from 'tool-loop-guard';
+import { afterAll, afterEach, describe, it } from 'vitest';
+import { z } from 'zod';
+import { expectVariant, settle, type VariantRun } from '../harness/acceptance.js';
+import { scriptedModelV2, scriptedModelV3, scriptedModelV4 } from '../harness/ai-sdk-models.js';
+import { guardHarness, useAsyncContext, type GuardHarness } from '../harness/guard.js';
+import { CALLS, ToolBody, TOOL_NAME, VARIANTS, type Variant } from '../harness/scenario.js';
+
+afterAll(useAsyncContext());
+const harnesses: GuardHarness[] = [];
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.provider.shutdown()));
+});
+
+async function open(): Promise<GuardHarness> {
+  const harness = await guardHarness();
+  harnesses.push(harness);
+  return harness;
+}
+
+const inputSchema = z.object({ orderId: z.string() });
+const aiToolCall = (span: ReadableSpan): boolean => span.name === 'ai.toolCall';
+const executeTool = (span: ReadableSpan): boolean => span.attributes['gen_ai.operation.name'] === 'execute_tool';
+
+/** ai@5 / ai@6 recipe: `metadata.runId` scopes the run, `runSignal(runId)` aborts it. */
+async function runV5(variant: Variant): Promise<VariantRun> {
+  const harness = await open();
+  const body = new ToolBody(variant);
+  const runId = randomUUID();
+  const outcome = await settle(() =>
+    generateText5({
+      model: scriptedModelV2(variant),
+      tools: { [TOOL_NAME]: tool5({ inputSchema, execute: async (args) => body.run(args) }) },
+      prompt: 'Where is order 42?',
+      stopWhen: stepCountIs5(CALLS + 1),
+      experimental_telemetry: { isEnabled: true, tracer: harness.provider.getTracer('agent'), metadata: { runId } },
+      abortSignal: harness.processor.runSignal(runId),
+    }),
+  );
+  return { harness, body, outcome, isCallSpan: aiToolCall };
+}
+
+async function runV6(variant: Variant): Promise<VariantRun> {
+  const harness = await open();
+  const body = new ToolBody(variant);
+  const runId = randomUUID();
+  const outcome = await settle(() =>
+    generateText6({
+      model: scriptedModelV3(variant),
+      tools: { [TOOL_NAME]: tool6({ inputSchema, execute: async (args) => body.run(args) }) },
+      prompt: 'Where is order 42?',
+      stopWhen: stepCountIs6(CALLS + 1),
+      experimental_telemetry: { isEnabled: true, tracer: harness.provider.getTracer('agent'), metadata: { runId } },
+      abortSignal: harness.processor.runSignal(runId),
+    }),
+  );
+  return { harness, body, outcome, isCallSpan: aiToolCall };
+}
+
+/** ai@7 recipe: `@ai-sdk/otel` emits GenAI spans; `traceRun` scopes the run and gives its signal. */
+async function runV7(variant: Variant): Promise<VariantRun> {
+  const harness = await open();
+  const body = new ToolBody(variant);
+  const tracer = harness.provider.getTracer('agent');
+  const outcome = await settle(() =>
+    traceRun(tracer, { runId: randomUUID(), agentId: 'order-agent' }, ({ signal }) =>
+      generateText7({
+        model: scriptedModelV4(variant),
+        tools: { [TOOL_NAME]: tool7({ inputSchema, execute: async (args) => body.run(args) }) },
+        prompt: 'Where is order 42?',
+        stopWhen: isStepCount(CALLS + 1),
+        telemetry: { integrations: [new OpenTelemetry({ tracer })] },
+        abortSignal: signal,
+      }),
+    ),
+  );
+  return { harness, body, outcome, isCallSpan: executeTool };
+}
+
+describe.each([
+  ['ai@5 (ai.toolCall spans, metadata.runId)', runV5],
+  ['ai@6 (ai.toolCall spans, metadata.runId)', runV6],
+  ['ai@7 + @ai-sdk/otel (execute_tool spans, traceRun)', runV7],
+] as const)('%s', (_name, run) => {
+  it.each(VARIANTS)('%s', async (variant) => {
+    expectVariant(variant, await run(variant));
+  });
+});

@@ -1,0 +1,63 @@
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import {
+  ToolLoopSpanProcessor,
+  type LoopAbortEvent,
+  type LoopEvent,
+  type ToolLoopSpanProcessorOptions,
+} from 'tool-loop-guard';
+import { SpanRecorder } from './span-recorder.js';
+
+/** Everything a framework test observes: the guard's callbacks and what was exported. */
+export interface GuardHarness {
+  readonly processor: ToolLoopSpanProcessor;
+  readonly provider: BasicTracerProvider;
+  readonly exporter: InMemorySpanExporter;
+  readonly recorder: SpanRecorder;
+  readonly events: LoopEvent[];
+  readonly aborts: LoopAbortEvent[];
+  exported(): ReadableSpan[];
+}
+
+/** Registers the async context manager every recipe requires; returns the undo for afterAll. */
+export function useAsyncContext(): () => void {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  return () => context.disable();
+}
+
+/** The guard with OpenClaw's defaults switched on, as the recipes configure it. */
+export async function createGuard(
+  events: LoopEvent[],
+  aborts: LoopAbortEvent[],
+  options: ToolLoopSpanProcessorOptions = {},
+): Promise<ToolLoopSpanProcessor> {
+  return ToolLoopSpanProcessor.create({
+    config: { tools: { loopDetection: { enabled: true } } },
+    abortOnCritical: true,
+    onLoopEvent: (event) => events.push(event),
+    onAbort: (event) => aborts.push(event),
+    ...options,
+  });
+}
+
+/**
+ * A provider with the guard first, a lifecycle recorder, and an in-memory exporter last (the
+ * order the docs prescribe: the guard before any exporting processor).
+ */
+export async function guardHarness(options: ToolLoopSpanProcessorOptions = {}): Promise<GuardHarness> {
+  const events: LoopEvent[] = [];
+  const aborts: LoopAbortEvent[] = [];
+  const processor = await createGuard(events, aborts, options);
+  const exporter = new InMemorySpanExporter();
+  const recorder = new SpanRecorder();
+  const spanProcessors: SpanProcessor[] = [processor, recorder, new SimpleSpanProcessor(exporter)];
+  const provider = new BasicTracerProvider({ spanProcessors });
+  return { processor, provider, exporter, recorder, events, aborts, exported: () => exporter.getFinishedSpans() };
+}
