@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/cli/analyze/analyzer.js';
 import { loadRunLabels } from '../../src/cli/sweep/labels.js';
 import { evaluate, hashRuns, pointConfig, replayHashedRun } from '../../src/cli/sweep/sweep.js';
-import { createDigester } from '../../src/engine/digest.js';
+import { createDigester } from '../../src/engine/hashing/digest.js';
 import { TRAJECTORIES, runCli } from './helpers.js';
 
 /** The recommended profile for smaller models (docs/evaluation.md). */
@@ -41,7 +41,7 @@ async function runsOf(args: string[]): Promise<Run[]> {
 describe.skipIf(!present)('analyzer on real trajectories (../shared/trajectories)', () => {
   it('blocks the AutoCodeRover round-limit loop at call 16 under the recommended profile', async () => {
     const [run] = await runsOf([...RECOMMENDED, LOOPING]);
-    expect(run).toMatchObject({ id: LOOPING, calls: 26, firstBlock: { call: 16, step: 16 } });
+    expect(run).toMatchObject({ id: LOOPING, calls: 23, firstBlock: { call: 16, step: 16 } });
     const first = run.events.find((event) => event.action === 'block')!;
     expect(first).toMatchObject({ call: 16, detector: 'generic_repeat', count: 4, toolName: '(no_valid_api_call)' });
     expect(first.message).toBe(
