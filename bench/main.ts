@@ -13,13 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import xxhash from 'xxhash-wasm';
 import { resolveLoopDetectionConfig } from '../src/config/resolve.js';
-import { createDigester, digestInput } from '../src/engine/digest.js';
+import { createDigester, digestInput } from '../src/engine/hashing/digest.js';
 import { LoopSession } from '../src/engine/loop-session.js';
-import { hashToolOutcome } from '../src/engine/outcome-hash.js';
+import { hashToolOutcome } from '../src/engine/hashing/outcome-hash.js';
 import { measure, pairedRatio, type Measurement, type Variant } from './harness.js';
 import { NaiveLoopSpanProcessor } from './naive-processor.js';
-import { DEFAULT_ADAPTERS } from '../src/otel/adapters/index.js';
-import { SpanTriggers } from '../src/otel/span-triggers.js';
+import { DEFAULT_ADAPTERS } from '../src/spans/adapters/index.js';
+import { SpanTriggers } from '../src/spans/span-triggers.js';
 import { ours, startRun, toolSpan, tracerWith } from './spans.js';
 import { argsJson, httpAttributes, prng, structuredResultJson, textResultJson } from './workloads.js';
 

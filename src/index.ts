@@ -16,16 +16,16 @@ export {
   openClawAdapter,
   openInferenceAdapter,
   traceloopAdapter,
-  type AdapterTriggers, type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './otel/adapters/index.js';
-export type { SpanView } from './otel/span-view.js';
+  type AdapterTriggers, type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './spans/adapters/index.js';
+export type { SpanView } from './spans/span-view.js';
 
 export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';
 export { traceToolCall, type ToolCallContext, type TraceToolCallOptions } from './instrument/trace-tool-call.js';
 export { markCompactionRetry } from './instrument/mark-compaction-retry.js';
 
-export { CompactionLoopPersistedError, COMPACTION_LOOP_PERSISTED_CODE } from './engine/compaction-loop-persisted-error.js';
-export { ToolLoopBlockedError, TOOL_LOOP_BLOCKED_CODE } from './engine/tool-loop-blocked-error.js';
-export { blockedToolResult, type BlockedToolResult } from './engine/outcome-hash.js';
+export { CompactionLoopPersistedError, COMPACTION_LOOP_PERSISTED_CODE } from './engine/errors/compaction-loop-persisted-error.js';
+export { ToolLoopBlockedError, TOOL_LOOP_BLOCKED_CODE } from './engine/errors/tool-loop-blocked-error.js';
+export { blockedToolResult, type BlockedToolResult } from './engine/hashing/outcome-hash.js';
 export type { LoopDetectorName, LoopLevel, LoopVerdict } from './engine/types.js';
 
 export {

@@ -1,9 +1,9 @@
-import { silentLogger, type EngineLogger } from '../engine/logger.js';
+import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { mergeLoopDetectionConfig } from './merge.js';
 import { resolveLoopDetectionConfig } from './resolve.js';
 import type { LoopDetectionConfig, ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from './types.js';
 import { validateToolLoopGuardConfig } from './validate.js';
-import { isRecord } from '../engine/plain-object.js';
+import { isRecord } from '../util/is-record.js';
 
 /**
  * Resolves the effective loop-detection config for an agent id, once per agent: the

@@ -1,5 +1,5 @@
 import { isPositiveInteger } from './resolve.js';
-import { isRecord } from '../engine/plain-object.js';
+import { isRecord } from '../util/is-record.js';
 
 /** One problem found in a configuration object: where it is and what is wrong. */
 export interface ConfigIssue {

@@ -1,6 +1,6 @@
 import type { ResolvedLoopDetectionConfig } from '../config/types.js';
 import { LoopSession, type LoopCheck } from './loop-session.js';
-import type { OutcomeHash } from './outcome-hash.js';
+import type { OutcomeHash } from './hashing/outcome-hash.js';
 import { PostCompactionGuard, type GuardVerdict } from './post-compaction-guard.js';
 import type { ToolCallSignature } from './types.js';
 

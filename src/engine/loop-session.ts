@@ -1,7 +1,7 @@
 import type { ResolvedLoopDetectionConfig } from '../config/types.js';
-import { detectToolCallLoop } from './detect.js';
-import { ToolCallHistory, normalizeRunId, type HashedOutcome, type PendingCall } from './history.js';
-import { silentLogger, type EngineLogger } from './logger.js';
+import { detectToolCallLoop } from './detectors/detect.js';
+import { ToolCallHistory, normalizeRunId, type HashedOutcome, type PendingCall } from './history/tool-call-history.js';
+import { silentLogger, type EngineLogger } from '../util/logger.js';
 import type { LoopVerdict, ToolCallRecord, ToolCallSignature } from './types.js';
 import { WarningSuppression } from './warning-suppression.js';
 

@@ -1,5 +1,5 @@
-import { COMPACTION_LOOP_PERSISTED_CODE } from './compaction-loop-persisted-error.js';
-import { silentLogger, type EngineLogger } from './logger.js';
+import { COMPACTION_LOOP_PERSISTED_CODE } from './errors/compaction-loop-persisted-error.js';
+import { silentLogger, type EngineLogger } from '../util/logger.js';
 
 /** One hashed tool outcome, as the guard sees it. */
 export interface GuardObservation {

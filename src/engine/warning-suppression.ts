@@ -1,5 +1,5 @@
 import type { LoopVerdict } from './types.js';
-import { setBounded } from './bounded-map.js';
+import { setBounded } from '../util/bounded-map.js';
 
 /** Most warning keys remembered per session; the oldest is forgotten first (as OpenClaw's 256). */
 export const MAX_WARNING_KEYS = 256;

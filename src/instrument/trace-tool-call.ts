@@ -1,7 +1,7 @@
 import { diag, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
-import { canonicalString } from '../engine/canonical.js';
-import { blockedToolResult, hashToolOutcome, type BlockedToolResult } from '../engine/outcome-hash.js';
-import { describeToolCall } from '../engine/tool-call.js';
+import { canonicalString } from '../engine/hashing/canonical.js';
+import { blockedToolResult, hashToolOutcome, type BlockedToolResult } from '../engine/hashing/outcome-hash.js';
+import { describeToolCall } from '../engine/hashing/tool-call.js';
 import { getToolLoopVerdict } from '../otel/loop-event.js';
 import { getSharedDigester } from '../otel/shared-digester.js';
 import * as sc from '../semconv.js';

@@ -1,5 +1,5 @@
-import type { CompactionLoopPersistedError } from '../engine/compaction-loop-persisted-error.js';
-import type { ToolLoopBlockedError } from '../engine/tool-loop-blocked-error.js';
+import type { CompactionLoopPersistedError } from '../engine/errors/compaction-loop-persisted-error.js';
+import type { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
 import type { LoopDetectorName, LoopLevel } from '../engine/types.js';
 
 /** Passed to `onLoopEvent` for every emitted warning and every critical (DESIGN §2). */

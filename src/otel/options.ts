@@ -1,8 +1,8 @@
 import { diag, type DiagLogger, type MeterProvider } from '@opentelemetry/api';
 import type { ToolLoopGuardConfig } from '../config/types.js';
-import type { ToolSpanAdapter } from './adapters/adapter.js';
-import { DEFAULT_ADAPTERS } from './adapters/index.js';
-import { declaresTriggers } from './span-triggers.js';
+import type { ToolSpanAdapter } from '../spans/adapters/adapter.js';
+import { DEFAULT_ADAPTERS } from '../spans/adapters/index.js';
+import { declaresTriggers } from '../spans/span-triggers.js';
 import { PACKAGE_NAME } from '../version.js';
 import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
 

@@ -3,14 +3,14 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 import { AgentConfigResolver } from '../config/agent-config-resolver.js';
 import { loadConfigFile } from '../config/load-file.js';
 import type { ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from '../config/types.js';
-import { CompactionLoopPersistedError } from '../engine/compaction-loop-persisted-error.js';
-import { createDigester, type Digester } from '../engine/digest.js';
+import { CompactionLoopPersistedError } from '../engine/errors/compaction-loop-persisted-error.js';
+import { createDigester, type Digester } from '../engine/hashing/digest.js';
 import { LoopRun, type GuardAbort } from '../engine/loop-run.js';
-import { ToolLoopBlockedError } from '../engine/tool-loop-blocked-error.js';
+import { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
 import type { LoopVerdict, ToolCallSignature } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import { PACKAGE_NAME } from '../version.js';
-import type { ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
+import type { ToolCallStart, ToolSpanAdapter } from '../spans/adapters/adapter.js';
 import { setToolLoopVerdict } from './loop-event.js';
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
 import { createLoopEventCounter } from './metrics.js';
@@ -23,14 +23,14 @@ import {
   NOTHING_TO_READ,
   readSpanStart,
   type DescribedCall,
-} from './tool-span-reading.js';
+} from '../spans/span-reading.js';
 import { resolveProcessorOptions, type ResolvedProcessorOptions, type ToolLoopSpanProcessorOptions } from './options.js';
 import { abortRegisteredRun } from './run-abort-registry.js';
-import { RunRegistry, type RunReleaseReason } from './run-registry.js';
-import { RunScopes, type SpanScope } from './run-scope.js';
+import { RunRegistry, type RunReleaseReason } from '../spans/run-registry.js';
+import { RunScopes, type SpanScope } from '../spans/run-scope.js';
 import { shareDigester } from './shared-digester.js';
-import { SpanTriggers } from './span-triggers.js';
-import { setBounded } from '../engine/bounded-map.js';
+import { SpanTriggers } from '../spans/span-triggers.js';
+import { setBounded } from '../util/bounded-map.js';
 
 /** A run's detection state. */
 interface RunState {

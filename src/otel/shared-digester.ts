@@ -1,4 +1,4 @@
-import { createDigester, type Digester } from '../engine/digest.js';
+import { createDigester, type Digester } from '../engine/hashing/digest.js';
 
 let shared: Promise<Digester> | undefined;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isKnownPollCall } from '../../src/engine/known-poll.js';
+import { isKnownPollCall } from '../../src/engine/hashing/known-poll.js';
 
 describe('isKnownPollCall (spec §b.4)', () => {
   it('command_status is a poll whatever its params', () => {

@@ -6,10 +6,10 @@
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ADAPTERS, type ToolSpanAdapter } from '../../src/otel/adapters/index.js';
-import { SpanTriggers } from '../../src/otel/span-triggers.js';
-import type { SpanView } from '../../src/otel/span-view.js';
-import { matchSpanEnd, NOTHING_TO_READ, readSpanStart } from '../../src/otel/tool-span-reading.js';
+import { DEFAULT_ADAPTERS, type ToolSpanAdapter } from '../../src/spans/adapters/index.js';
+import { SpanTriggers } from '../../src/spans/span-triggers.js';
+import type { SpanView } from '../../src/spans/span-view.js';
+import { matchSpanEnd, NOTHING_TO_READ, readSpanStart } from '../../src/spans/span-reading.js';
 import * as sc from '../../src/semconv.js';
 import { createOtelHarness, recordDiag, resetOtelGlobals, startRunSpan, toolCall } from '../helpers/otel-harness.js';
 

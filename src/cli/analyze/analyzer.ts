@@ -1,9 +1,9 @@
 import { AgentConfigResolver } from '../../config/agent-config-resolver.js';
 import type { ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from '../../config/types.js';
-import { createDigester, type Digester } from '../../engine/digest.js';
-import { silentLogger, type EngineLogger } from '../../engine/logger.js';
-import type { ToolSpanAdapter } from '../../otel/adapters/adapter.js';
-import { DEFAULT_ADAPTERS } from '../../otel/adapters/index.js';
+import { createDigester, type Digester } from '../../engine/hashing/digest.js';
+import { silentLogger, type EngineLogger } from '../../util/logger.js';
+import type { ToolSpanAdapter } from '../../spans/adapters/adapter.js';
+import { DEFAULT_ADAPTERS } from '../../spans/adapters/index.js';
 import { expandInputs } from '../files.js';
 import type { Progress } from '../progress.js';
 import { readInputFile, type DetectedKind } from '../readers/input.js';
@@ -12,7 +12,7 @@ import { prepareTrajectoryCall, replayCall } from '../replay/call-sequence.js';
 import { RunReplay, type ReplayEvent, type RunCounters } from '../replay/run-replay.js';
 import { prepareSpan } from '../replay/prepared-span.js';
 import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
-import type { SpanView } from '../../otel/span-view.js';
+import type { SpanView } from '../../spans/span-view.js';
 import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS } from '../../otel/options.js';
 
 

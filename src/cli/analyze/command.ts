@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { EngineLogger } from '../../engine/logger.js';
+import type { EngineLogger } from '../../util/logger.js';
 import { PACKAGE_VERSION } from '../../version.js';
 import { OVERRIDE_OPTIONS, UsageError, applyOverrides, loadCliConfig, readOverrides } from '../options.js';
 import { Progress, type CliIo } from '../progress.js';

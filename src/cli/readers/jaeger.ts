@@ -1,7 +1,7 @@
-import { STATUS_CODE_ERROR } from '../../otel/span-view.js';
+import { STATUS_CODE_ERROR } from '../../spans/span-view.js';
 import { normalizeId } from './ids.js';
 import type { DecodeSink } from './types.js';
-import { isRecord } from '../../engine/plain-object.js';
+import { isRecord } from '../../util/is-record.js';
 
 /**
  * Jaeger JSON (UI "Download JSON" and the query API `/api/traces`):

@@ -1,8 +1,8 @@
-import { STATUS_CODE_ERROR } from '../../otel/span-view.js';
+import { STATUS_CODE_ERROR } from '../../spans/span-view.js';
 import { ATTR_SERVICE_NAME } from '../../semconv.js';
 import { normalizeId } from './ids.js';
 import type { DecodeSink } from './types.js';
-import { isRecord } from '../../engine/plain-object.js';
+import { isRecord } from '../../util/is-record.js';
 
 /**
  * OTLP JSON (`ExportTraceServiceRequest` / `TracesData`): `{resourceSpans: [{resource,

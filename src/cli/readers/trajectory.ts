@@ -1,7 +1,7 @@
 import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT, ATTR_GEN_AI_TOOL_NAME, GEN_AI_OPERATION_EXECUTE_TOOL } from '../../semconv.js';
-import { STATUS_CODE_ERROR, type SpanView } from '../../otel/span-view.js';
+import { STATUS_CODE_ERROR, type SpanView } from '../../spans/span-view.js';
 import type { TrajectoryCall } from './types.js';
-import { isRecord } from '../../engine/plain-object.js';
+import { isRecord } from '../../util/is-record.js';
 
 /**
  * The neutral trajectory format (`../shared/trajectories/`): each file is one run, each line

@@ -1,4 +1,4 @@
-import type { SpanView } from '../../otel/span-view.js';
+import type { SpanView } from '../../spans/span-view.js';
 
 /** The input formats the analyzer reads. */
 export type InputFormat = 'otlp' | 'jaeger' | 'trajectory';

@@ -1,6 +1,6 @@
 import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
-import type { Digester } from '../../engine/digest.js';
-import { genAiAdapter } from '../../otel/adapters/gen-ai.js';
+import type { Digester } from '../../engine/hashing/digest.js';
+import { genAiAdapter } from '../../spans/adapters/gen-ai.js';
 import { trajectoryCallSpan } from '../readers/trajectory.js';
 import type { TrajectoryCall } from '../readers/types.js';
 import type { RunReplay } from './run-replay.js';

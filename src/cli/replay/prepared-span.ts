@@ -1,7 +1,7 @@
-import type { Digester } from '../../engine/digest.js';
-import type { OutcomeHash } from '../../engine/outcome-hash.js';
-import type { ToolSpanAdapter, RunScopeHint } from '../../otel/adapters/adapter.js';
-import type { SpanView } from '../../otel/span-view.js';
+import type { Digester } from '../../engine/hashing/digest.js';
+import type { OutcomeHash } from '../../engine/hashing/outcome-hash.js';
+import type { ToolSpanAdapter, RunScopeHint } from '../../spans/adapters/adapter.js';
+import type { SpanView } from '../../spans/span-view.js';
 import {
   describeAtEnd,
   describeToolSpanCall,
@@ -10,7 +10,7 @@ import {
   matchSpanEnd,
   readSpanStart,
   type CallIdentity,
-} from '../../otel/tool-span-reading.js';
+} from '../../spans/span-reading.js';
 
 /** A finished tool span reduced to what detection needs: hashes, never raw content. */
 export interface PreparedToolCall {

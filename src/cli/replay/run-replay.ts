@@ -1,10 +1,10 @@
 import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
-import type { EngineLogger } from '../../engine/logger.js';
+import type { EngineLogger } from '../../util/logger.js';
 import type { LoopCheck } from '../../engine/loop-session.js';
 import { LoopRun } from '../../engine/loop-run.js';
-import type { OutcomeHash } from '../../engine/outcome-hash.js';
+import type { OutcomeHash } from '../../engine/hashing/outcome-hash.js';
 import type { ToolCallSignature } from '../../engine/types.js';
-import type { CallIdentity } from '../../otel/tool-span-reading.js';
+import type { CallIdentity } from '../../spans/span-reading.js';
 
 /** What a replayed verdict did. `arm` marks a compaction-retry that armed the guard. */
 export type ReplayAction = 'warn' | 'block' | 'abort' | 'arm';

@@ -1,7 +1,7 @@
 import type { AgentConfigResolver } from '../../config/agent-config-resolver.js';
-import type { EngineLogger } from '../../engine/logger.js';
-import { RunRegistry } from '../../otel/run-registry.js';
-import { RunScopes, type SpanScope } from '../../otel/run-scope.js';
+import type { EngineLogger } from '../../util/logger.js';
+import { RunRegistry } from '../../spans/run-registry.js';
+import { RunScopes, type SpanScope } from '../../spans/run-scope.js';
 import { RunReplay, type CallHandle } from './run-replay.js';
 import type { PreparedSpan } from './prepared-span.js';
 

@@ -1,5 +1,5 @@
 import type { AgentConfigResolver } from '../../config/agent-config-resolver.js';
-import type { EngineLogger } from '../../engine/logger.js';
+import type { EngineLogger } from '../../util/logger.js';
 import { SpanReplayer, type ReplayedRun, type ReplaySpan } from './span-replayer.js';
 
 /** A prepared span with its place in the recorded trace tree and timeline. */

@@ -1,7 +1,7 @@
 import { resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveLoopDetectionConfig } from '../../config/resolve.js';
-import { createDigester } from '../../engine/digest.js';
+import { createDigester } from '../../engine/hashing/digest.js';
 import { PACKAGE_VERSION } from '../../version.js';
 import { UsageError, integerRange, loadCliConfig, positiveInteger } from '../options.js';
 import { Progress, type CliIo } from '../progress.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isRecord } from '../../engine/plain-object.js';
+import { isRecord } from '../../util/is-record.js';
 
 /** One labelled run of a trajectory index (`../shared/trajectories/index.json`). */
 export interface RunLabel {

@@ -1,7 +1,7 @@
 import { DEFAULT_HISTORY_SIZE } from '../../config/defaults.js';
 import { resolveLoopDetectionConfig } from '../../config/resolve.js';
 import type { LoopDetectionConfig, ResolvedLoopDetectionConfig } from '../../config/types.js';
-import type { Digester } from '../../engine/digest.js';
+import type { Digester } from '../../engine/hashing/digest.js';
 import type { Progress } from '../progress.js';
 import { readInputFile } from '../readers/input.js';
 import type { InputProblem } from '../readers/types.js';

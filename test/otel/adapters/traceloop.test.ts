@@ -1,7 +1,7 @@
 import { SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getToolLoopVerdict } from '../../../src/index.js';
-import { unwrapTraceloopInput } from '../../../src/otel/adapters/traceloop.js';
+import { unwrapTraceloopInput } from '../../../src/spans/adapters/traceloop.js';
 import * as sc from '../../../src/semconv.js';
 import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
 

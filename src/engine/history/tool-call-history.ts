@@ -1,5 +1,5 @@
-import { RingQueue } from './ring-queue.js';
-import type { ToolCallRecord } from './types.js';
+import { RingQueue } from '../../util/ring-queue.js';
+import type { ToolCallRecord } from '../types.js';
 
 /** Trims a run id; empty means "no run id" (spec §b.1). */
 export function normalizeRunId(runId: string | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import { hashToolArgs } from './args-hash.js';
 import type { Digester } from './digest.js';
 import { isKnownPollCall } from './known-poll.js';
-import type { ToolCallSignature } from './types.js';
+import type { ToolCallSignature } from '../types.js';
 
 /** Builds the signature the detectors see from a tool name and its (parsed) parameters. */
 export function describeToolCall(digester: Digester, toolName: string, params: unknown, runId?: string): ToolCallSignature {

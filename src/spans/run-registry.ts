@@ -1,4 +1,4 @@
-import { setBounded } from '../engine/bounded-map.js';
+import { setBounded } from '../util/bounded-map.js';
 
 /** Limits of the live-run registry. */
 export interface RunRegistryLimits {

@@ -1,6 +1,6 @@
 import type { Digester } from './digest.js';
 import { canonicalString } from './canonical.js';
-import { isPlainObject } from './plain-object.js';
+import { isPlainObject } from '../../util/is-record.js';
 import { isSendLikeCall, stripVolatileDeliveryIds } from './send-like.js';
 import { extractUnknownToolName } from './unknown-tool.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';

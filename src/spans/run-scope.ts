@@ -1,6 +1,6 @@
 import type { RunScopeHint } from './adapters/adapter.js';
 import { spanIdOf } from './span-view.js';
-import { setBounded } from '../engine/bounded-map.js';
+import { setBounded } from '../util/bounded-map.js';
 
 /** The run a span belongs to. */
 export interface SpanScope {

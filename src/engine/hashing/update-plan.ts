@@ -1,4 +1,4 @@
-import { isPlainObject } from './plain-object.js';
+import { isPlainObject } from '../../util/is-record.js';
 
 /** The status shape `update_plan` params are hashed as (spec §b.2, G3b). */
 export interface UpdatePlanShape {

@@ -9,7 +9,7 @@ import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringAttribute } from './attribute-values.js';
-import { isRecord } from '../../engine/plain-object.js';
+import { isRecord } from '../../util/is-record.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_TRACELOOP_ENTITY_INPUT], result: [ATTR_TRACELOOP_ENTITY_OUTPUT] } as const;
 

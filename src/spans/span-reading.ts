@@ -1,6 +1,6 @@
-import type { Digester } from '../engine/digest.js';
-import { hashToolOutcome, type OutcomeHash } from '../engine/outcome-hash.js';
-import { describeToolCall } from '../engine/tool-call.js';
+import type { Digester } from '../engine/hashing/digest.js';
+import { hashToolOutcome, type OutcomeHash } from '../engine/hashing/outcome-hash.js';
+import { describeToolCall } from '../engine/hashing/tool-call.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
 import { parseJsonAttribute } from './json-attribute.js';
 import type { SpanView } from './span-view.js';

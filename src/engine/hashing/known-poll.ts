@@ -1,4 +1,4 @@
-import { isPlainObject } from './plain-object.js';
+import { isPlainObject } from '../../util/is-record.js';
 
 /**
  * True when a call is a known poll (spec §b.4): `command_status` with any params, or

@@ -1,12 +1,12 @@
-import type { ResolvedLoopDetectionConfig } from '../config/types.js';
-import type { Detector, DetectorFinding } from './detectors/detector.js';
-import { detectGenericRepeat } from './detectors/generic-repeat.js';
-import { detectGlobalCircuitBreaker } from './detectors/global-circuit-breaker.js';
-import { detectKnownPollNoProgress } from './detectors/known-poll-no-progress.js';
-import { detectPingPong } from './detectors/ping-pong.js';
-import { detectUnknownToolRepeat } from './detectors/unknown-tool-repeat.js';
-import type { ScopedHistory } from './history.js';
-import type { ToolCallSignature } from './types.js';
+import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
+import type { Detector, DetectorFinding } from './detector.js';
+import { detectGenericRepeat } from './generic-repeat.js';
+import { detectGlobalCircuitBreaker } from './global-circuit-breaker.js';
+import { detectKnownPollNoProgress } from './known-poll-no-progress.js';
+import { detectPingPong } from './ping-pong.js';
+import { detectUnknownToolRepeat } from './unknown-tool-repeat.js';
+import type { ScopedHistory } from '../history/tool-call-history.js';
+import type { ToolCallSignature } from '../types.js';
 
 /** The decision order of spec §b.5: the first detector that finds something wins. */
 export const DETECTION_ORDER: readonly Detector[] = [

@@ -1,4 +1,4 @@
-import { isPlainObject } from './plain-object.js';
+import { isPlainObject } from '../../util/is-record.js';
 
 const SEND_ACTIONS: ReadonlySet<string> = new Set([
   'send',

@@ -1,4 +1,4 @@
-import type { LoopDetectorName } from './types.js';
+import type { LoopDetectorName } from '../types.js';
 
 /** The code of {@link ToolLoopBlockedError}. */
 export const TOOL_LOOP_BLOCKED_CODE = 'tool_loop_blocked';
