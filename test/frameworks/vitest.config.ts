@@ -8,6 +8,7 @@ export default defineConfig({
   },
   test: {
     include: ['probe/**/*.test.ts', 'acceptance/**/*.test.ts'],
+    globalSetup: ['harness/reset-observations.ts'],
     // Each file installs its own global context manager and instrumentation: keep them apart.
     pool: 'forks',
     isolate: true,

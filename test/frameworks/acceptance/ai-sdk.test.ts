@@ -5,12 +5,12 @@ import { generateText as generateText5, stepCountIs as stepCountIs5, tool as too
 import { generateText as generateText6, stepCountIs as stepCountIs6, tool as tool6 } from 'ai6';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { traceRun } from 'tool-loop-guard';
-import { afterAll, afterEach, describe, it } from 'vitest';
+import { afterAll, afterEach, describe } from 'vitest';
 import { z } from 'zod';
-import { expectVariant, settle, type VariantRun } from '../harness/acceptance.js';
+import { settle, variantTests, type VariantRun } from '../harness/acceptance.js';
 import { scriptedModelV2, scriptedModelV3, scriptedModelV4 } from '../harness/ai-sdk-models.js';
 import { guardHarness, useAsyncContext, type GuardHarness } from '../harness/guard.js';
-import { CALLS, ToolBody, TOOL_NAME, VARIANTS, type Variant } from '../harness/scenario.js';
+import { CALLS, ToolBody, TOOL_NAME, type Variant } from '../harness/scenario.js';
 
 afterAll(useAsyncContext());
 const harnesses: GuardHarness[] = [];
@@ -83,12 +83,14 @@ async function runV7(variant: Variant): Promise<VariantRun> {
   return { harness, body, outcome, isCallSpan: executeTool };
 }
 
-describe.each([
-  ['ai@5 (ai.toolCall spans, metadata.runId)', runV5],
-  ['ai@6 (ai.toolCall spans, metadata.runId)', runV6],
-  ['ai@7 + @ai-sdk/otel (execute_tool spans, traceRun)', runV7],
-] as const)('%s', (_name, run) => {
-  it.each(VARIANTS)('%s', async (variant) => {
-    expectVariant(variant, await run(variant));
-  });
+describe('ai@5 (ai.toolCall spans, metadata.runId)', () => {
+  variantTests({}, runV5);
+});
+
+describe('ai@6 (ai.toolCall spans, metadata.runId)', () => {
+  variantTests({}, runV6);
+});
+
+describe('ai@7 + @ai-sdk/otel (execute_tool spans, traceRun)', () => {
+  variantTests({}, runV7);
 });

@@ -1,8 +1,9 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import type { LoopEvent } from 'tool-loop-guard';
 import type { GuardHarness } from './guard.js';
-import { byStart, CALLS, type ToolBody, type Variant } from './scenario.js';
+import { appendProbeReport } from './lifecycle-report.js';
+import { byStart, CALLS, VARIANTS, type ToolBody, type Variant } from './scenario.js';
 
 /** How one agent run ended. */
 export interface RunOutcome {
@@ -102,4 +103,36 @@ export function expectVariant(variant: Variant, run: VariantRun): void {
   }
   expect(run.harness.events, 'loop callbacks').toEqual([]);
   expect(loopEventsExported(run), 'exported tool_loop.* events').toEqual([]);
+}
+
+function describeOutcome(outcome: RunOutcome): string {
+  if (outcome.error === undefined) return 'completed';
+  return outcome.error instanceof Error ? `${outcome.error.name}: ${outcome.error.message.slice(0, 80)}` : String(outcome.error);
+}
+
+/** One line per run under .probe/ (what FINDINGS.md reports as "observed"). */
+function recordObservation(testName: string, run: VariantRun): void {
+  const { numberOf } = callIndex(run);
+  const callbacks = run.harness.events.map((event) => `${event.level} ${event.detector} ${event.count} @${numberOf(event.spanId) ?? '?'}`);
+  const firstOf = (name: string): string => String(exportedEventCalls(run, name)[0] ?? '-');
+  const line = [testName, String(run.body.executions), describeOutcome(run.outcome), firstOf('tool_loop.warning'), firstOf('tool_loop.blocked'), callbacks.slice(0, 4).join('; ') + (callbacks.length > 4 ? `; ... (${callbacks.length})` : '')];
+  appendProbeReport('acceptance-observed.md', `| ${line.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |\n`);
+}
+
+/**
+ * One test per variant. A variant named in `gaps` fails today for the reason given (a gap the
+ * adapter work closes): it runs as `it.fails`, so the suite turns red once it passes and the
+ * entry must be removed.
+ */
+export function variantTests(gaps: Partial<Record<Variant, string>>, run: (variant: Variant) => Promise<VariantRun>): void {
+  for (const variant of VARIANTS) {
+    const gap = gaps[variant];
+    const body = async (): Promise<void> => {
+      const observed = await run(variant);
+      recordObservation(expect.getState().currentTestName ?? variant, observed);
+      expectVariant(variant, observed);
+    };
+    if (gap) it.fails(`${variant} (fails today: ${gap})`, body);
+    else it(variant, body);
+  }
 }

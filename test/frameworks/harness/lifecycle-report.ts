@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AttributeValue } from '@opentelemetry/api';
 import { keysAddedAfterStart, type SpanLifecycle } from './span-recorder.js';
@@ -45,9 +45,18 @@ export function lifecycleReport(title: string, spans: readonly SpanLifecycle[]):
   return `${lines.join('\n')}\n`;
 }
 
-/** Writes a report under test/frameworks/.probe/ (ignored by git), the raw material of FINDINGS.md. */
-export function writeProbeReport(file: string, report: string): void {
+function probeDir(): string {
   const dir = fileURLToPath(new URL('../.probe/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}${file}`, report);
+  return dir;
+}
+
+/** Writes a report under test/frameworks/.probe/ (ignored by git), the raw material of FINDINGS.md. */
+export function writeProbeReport(file: string, report: string): void {
+  writeFileSync(`${probeDir()}${file}`, report);
+}
+
+/** Appends to a report under test/frameworks/.probe/. */
+export function appendProbeReport(file: string, text: string): void {
+  appendFileSync(`${probeDir()}${file}`, text);
 }

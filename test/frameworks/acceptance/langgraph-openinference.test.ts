@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { setSession } from '@arizeai/openinference-core';
+import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
+import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
+import { HumanMessage } from '@langchain/core/messages';
+import { context } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { traceRun, traceToolCall } from 'tool-loop-guard';
+import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import { settle, variantTests, type VariantRun } from '../harness/acceptance.js';
+import { guardHarness, useAsyncContext, type GuardHarness } from '../harness/guard.js';
+import { langGraphAgent, RECURSION_LIMIT } from '../harness/langgraph-agent.js';
+import { ToolBody, TOOL_NAME, type LookupArgs, type Variant } from '../harness/scenario.js';
+
+afterAll(useAsyncContext());
+const instrumentation = new LangChainInstrumentation();
+beforeAll(() => {
+  instrumentation.manuallyInstrument(CallbackManagerModule);
+});
+const harnesses: GuardHarness[] = [];
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.provider.shutdown()));
+});
+
+async function open(): Promise<GuardHarness> {
+  const harness = await guardHarness();
+  instrumentation.setTracerProvider(harness.provider);
+  harnesses.push(harness);
+  return harness;
+}
+
+const openInferenceTool = (span: ReadableSpan): boolean => span.attributes['openinference.span.kind'] === 'TOOL';
+
+interface Setup {
+  /** `session`: the documented recipe, `setSession` + `runSignal(sessionId)`; `traceRun`: the run opened by `traceRun`, its signal passed on. */
+  readonly scope: 'session' | 'traceRun';
+  /** Wrap the tool body in `traceToolCall`, to block a call before it runs. */
+  readonly guardTool: boolean;
+}
+
+async function runAgent(variant: Variant, setup: Setup): Promise<VariantRun> {
+  const harness = await open();
+  const body = new ToolBody(variant);
+  const tracer = harness.provider.getTracer('agent');
+  const execute = setup.guardTool ? (args: LookupArgs) => traceToolCall(tracer, { name: TOOL_NAME, args }, () => body.run(args)) : undefined;
+  const agent = langGraphAgent(body, execute);
+  const sessionId = randomUUID();
+  const invoke = (signal: AbortSignal) =>
+    context.with(setSession(context.active(), { sessionId }), () =>
+      agent.invoke({ messages: [new HumanMessage('Where is order 42?')] }, { recursionLimit: RECURSION_LIMIT, signal }),
+    );
+  const outcome = await settle(() =>
+    setup.scope === 'traceRun' ? traceRun(tracer, { runId: sessionId }, ({ signal }) => invoke(signal)) : invoke(harness.processor.runSignal(sessionId)),
+  );
+  return { harness, body, outcome, isCallSpan: openInferenceTool };
+}
+
+describe('LangGraph createReactAgent + OpenInference, setSession + runSignal(sessionId) (the documented recipe)', () => {
+  variantTests({ loop: 'session.id arrives after onStart, so the run is scoped by trace and runSignal(sessionId) is never aborted: all 30 calls run' }, (variant) =>
+    runAgent(variant, { scope: 'session', guardTool: false }),
+  );
+});
+
+describe('LangGraph createReactAgent + OpenInference inside traceRun', () => {
+  variantTests({}, (variant) => runAgent(variant, { scope: 'traceRun', guardTool: false }));
+});
+
+describe('LangGraph createReactAgent + OpenInference inside traceRun, traceToolCall inside the tool', () => {
+  const doubleCounted = 'the TOOL span and the execute_tool span inside it are counted as two calls that hash differently: a false ping_pong';
+  variantTests({ loop: doubleCounted, healthy: doubleCounted }, (variant) => runAgent(variant, { scope: 'traceRun', guardTool: true }));
+});
