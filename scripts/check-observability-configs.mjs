@@ -5,20 +5,21 @@
 //
 // There is no whole-config schema for otelcol-contrib and no Docker engine in CI, so this script does the
 // offline part of `otelcol validate` and the cross-file checks no single tool does: YAML parse (duplicate
-// keys are errors), collector pipeline wiring, component types known to otelcol-contrib 0.159.0, connector
-// wiring, the tool-loop-guard event contract (DESIGN §4, src/semconv.ts), compose services vs. the hosts the
-// configs talk to, bind-mount sources, Grafana datasource uids, and every metric / label / event name that
-// the alert rules and the dashboard use. Prints one line per finding and exits 1 if there is any.
+// keys are errors), collector pipeline wiring, component types known to otelcol-contrib 0.161.0, connector
+// wiring, the builder manifest (exactly the component types the configs use, all at one release), `${env:…}`
+// endpoints with defaults, the tool-loop-guard event contract (src/semconv.ts), compose services vs. the
+// hosts the configs talk to, bind-mount sources, Grafana datasource uids, and every metric / label / event
+// name that the alert rules and the dashboard use. Prints one line per finding and exits 1 if there is any.
 //
-// Authoritative check where Docker exists:
-//   docker run --rm -v "$PWD/collector:/cfg:ro" otel/opentelemetry-collector-contrib:0.159.0 validate --config=/cfg/otel-collector.yaml
+// The authoritative check, `otelcol validate` with the collector built from collector/builder-config.yaml,
+// and the live run against Jaeger, Prometheus and Alertmanager are in scripts/e2e-observability.sh.
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, posix, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 
-// ── The tool-loop-guard contract (DESIGN §4; names also in src/semconv.ts, cross-checked by the tests) ──
+// ── The tool-loop-guard contract (names also in src/semconv.ts, cross-checked by the tests) ──
 export const CONTRACT = Object.freeze({
   events: ['tool_loop.warning', 'tool_loop.blocked', 'tool_loop.aborted', 'tool_loop.guard_armed'],
   eventAttributes: [
@@ -37,17 +38,17 @@ export const CONTRACT = Object.freeze({
   forbidden: ['gen_ai.agent.name', 'gen_ai_agent_name'],
 });
 
-// ── Component types shipped in otelcol-contrib 0.159.0 (subset we accept), with deprecated aliases ──
+// ── Component types shipped in otelcol-contrib 0.161.0 (subset we accept), with deprecated aliases ──
 const KNOWN_TYPES = {
   receivers: ['otlp', 'prometheus', 'hostmetrics', 'filelog', 'jaeger', 'zipkin', 'kafka', 'docker_stats', 'k8s_cluster', 'kubeletstats'],
-  processors: ['batch', 'memory_limiter', 'deltatocumulative', 'cumulativetodelta', 'filter', 'transform', 'tail_sampling',
+  processors: ['batch', 'memory_limiter', 'delta_to_cumulative', 'cumulativetodelta', 'filter', 'transform', 'tail_sampling',
     'probabilistic_sampler', 'resource', 'resourcedetection', 'attributes', 'k8sattributes', 'groupbytrace', 'interval'],
   exporters: ['otlp_grpc', 'otlp_http', 'debug', 'prometheus', 'prometheusremotewrite', 'loadbalancing', 'file', 'kafka', 'nop'],
   connectors: ['count', 'spanmetrics', 'servicegraph', 'forward', 'routing', 'signaltometrics', 'exceptions'],
   extensions: ['health_check', 'healthcheckv2', 'pprof', 'zpages', 'file_storage', 'basicauth', 'bearertokenauth'],
 };
-/** Renamed in v0.144.0; the old names still load as deprecated aliases. */
-const DEPRECATED_ALIASES = { exporters: { otlp: 'otlp_grpc', otlphttp: 'otlp_http' } };
+/** Renamed (exporters in v0.144.0, deltatocumulative by v0.161.0); the old names still load as deprecated aliases. */
+const DEPRECATED_ALIASES = { exporters: { otlp: 'otlp_grpc', otlphttp: 'otlp_http' }, processors: { deltatocumulative: 'delta_to_cumulative' } };
 const SIGNALS = ['traces', 'metrics', 'logs', 'profiles'];
 /** Which pipeline types a connector may join: [exporter side (input), receiver side (output)]. */
 const CONNECTOR_SIGNALS = {
@@ -59,10 +60,23 @@ const CONNECTOR_SIGNALS = {
   forward: 'same',
   routing: 'same',
 };
+/** Component type of each Go module the builder manifest may list (module path's last element). */
+const MODULE_TYPES = {
+  otlpreceiver: 'otlp', memorylimiterprocessor: 'memory_limiter', batchprocessor: 'batch',
+  deltatocumulativeprocessor: 'delta_to_cumulative', tailsamplingprocessor: 'tail_sampling', countconnector: 'count',
+  forwardconnector: 'forward', otlpexporter: 'otlp_grpc', otlphttpexporter: 'otlp_http', prometheusexporter: 'prometheus',
+  loadbalancingexporter: 'loadbalancing', debugexporter: 'debug', healthcheckextension: 'health_check',
+};
+const CONTRIB_MODULE = 'github.com/open-telemetry/opentelemetry-collector-contrib/';
+const CORE_MODULE = 'go.opentelemetry.io/collector/';
+/** `${env:NAME}` or `${env:NAME:-default}`, the collector's environment-variable syntax. */
+const ENV_REF = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 const COLLECTOR_TOP_LEVEL = ['receivers', 'processors', 'exporters', 'connectors', 'extensions', 'service'];
 const REQUIRED_SERVICES = ['otel-collector', 'jaeger', 'tempo', 'prometheus', 'alertmanager', 'grafana'];
 
 const typeOf = (id) => String(id).split('/')[0];
+/** A component id's type, deprecated aliases mapped to the current name. */
+const canonicalType = (kind, id) => DEPRECATED_ALIASES[kind]?.[typeOf(id)] ?? typeOf(id);
 const promName = (otelName) => otelName.replace(/[^A-Za-z0-9_]/g, '_');
 const durationSeconds = (d) => {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(String(d ?? '').trim());
@@ -73,6 +87,13 @@ const hostOf = (endpoint) => {
   const s = String(endpoint ?? '').replace(/^[a-z]+:\/\//, '').split('/')[0];
   const i = s.lastIndexOf(':');
   return { host: i >= 0 ? s.slice(0, i) : s, port: i >= 0 ? s.slice(i + 1) : '' };
+};
+/** Deep copy of a collector config with every `${env:NAME:-default}` replaced by its default. */
+const withEnvDefaults = (node) => {
+  if (typeof node === 'string') return node.replace(ENV_REF, (_, _name, def) => def ?? '');
+  if (Array.isArray(node)) return node.map(withEnvDefaults);
+  if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withEnvDefaults(v)]));
+  return node;
 };
 const isLocal = (h) => ['localhost', '127.0.0.1', '0.0.0.0', '[::]', ''].includes(h);
 
@@ -118,10 +139,21 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
     dp: 'collector/grafana/provisioning/dashboards/dashboards.yaml',
     tempo: 'collector/tempo/tempo.yaml',
     compose: 'docker-compose.yml',
+    manifest: 'collector/builder-config.yaml',
   };
-  const col = loadYaml(F.collector);
+  /** Env references must carry a default, so the shipped file also runs with no variable set. */
+  const checkEnvDefaults = (file, text) => {
+    for (const m of text.matchAll(ENV_REF)) ok(m[2] !== undefined, file, `\${env:${m[1]}} has no default (write \${env:${m[1]}:-<default>})`);
+  };
+  const colText = readText(F.collector);
+  const colRaw = colText === undefined ? undefined : parseYaml(F.collector, colText);
+  const col = colRaw && withEnvDefaults(colRaw);
   const lbText = readText(F.lb);
-  const lb = lbText === undefined ? undefined : parseYaml(F.lb, lbText);
+  const lbRaw = lbText === undefined ? undefined : parseYaml(F.lb, lbText);
+  const lb = lbRaw && withEnvDefaults(lbRaw);
+  if (colText !== undefined) checkEnvDefaults(F.collector, colText);
+  if (lbText !== undefined) checkEnvDefaults(F.lb, lbText.replace(/^# BEGIN tier-2 example\n[\s\S]*?^# END tier-2 example$/m, ''));
+  const manifest = loadYaml(F.manifest);
   const prom = loadYaml(F.prom);
   const am = loadYaml(F.am);
   const ds = loadYaml(F.ds);
@@ -203,7 +235,7 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
         const t = typeOf(id);
         const alias = DEPRECATED_ALIASES[kind]?.[t];
         if (alias) notes.push(`${label}: ${kind} '${id}' uses the deprecated type '${t}' (now '${alias}')`);
-        ok(KNOWN_TYPES[kind].includes(t) || alias, label, `unknown ${kind.slice(0, -1)} type '${t}' in '${id}' (not in otelcol-contrib 0.159.0)`);
+        ok(KNOWN_TYPES[kind].includes(t) || alias, label, `unknown ${kind.slice(0, -1)} type '${t}' in '${id}' (not in otelcol-contrib 0.161.0)`);
       }
     }
     const connectors = Object.keys(c.connectors ?? {});
@@ -262,11 +294,11 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
           ok(conds.length > 0, label, `count metric '${metric}' has no conditions (it would count every ${section.replace(/s$/, '')})`);
           if (section !== 'spanevents') continue;
           for (const cond of conds) {
-            const m = /^\s*name\s*==\s*"([^"]+)"\s*$/.exec(cond);
-            if (ok(m, label, `count metric '${metric}': condition '${cond}' is not of the form name == "<event name>"`)) eventNames.add(m[1]);
+            const m = /^\s*(?:spanevent\.)?name\s*==\s*"([^"]+)"\s*$/.exec(cond);
+            if (ok(m, label, `count metric '${metric}': condition '${cond}' is not of the form spanevent.name == "<event name>"`)) eventNames.add(m[1]);
           }
           const keys = (def?.attributes ?? []).map((a) => a?.key);
-          for (const k of keys) ok(CONTRACT.eventAttributes.includes(k), label, `count metric '${metric}': label attribute '${k}' is not a tool-loop event attribute (DESIGN §4)`);
+          for (const k of keys) ok(CONTRACT.eventAttributes.includes(k), label, `count metric '${metric}': label attribute '${k}' is not a tool-loop event attribute`);
           for (const k of CONTRACT.requiredCountLabels) ok(keys.includes(k), label, `count metric '${metric}': missing label attribute '${k}'`);
           if (conds.some((x) => x.includes(`"${CONTRACT.abortEvent}"`))) ok(keys.includes('error.type'), label, `count metric '${metric}': abort counter must carry error.type`);
         }
@@ -277,14 +309,14 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
       for (const n of CONTRACT.events) ok(eventNames.has(n), label, `count connector has no metric for event '${n}'`);
     }
 
-    // metrics pipelines fed by count need deltatocumulative before a prometheus exporter
+    // metrics pipelines fed by count need delta_to_cumulative before a prometheus exporter
     for (const [pname, p] of Object.entries(pipelines)) {
       const fromCount = (p?.receivers ?? []).some((r) => typeOf(r) === 'count');
       const toProm = (p?.exporters ?? []).some((e) => typeOf(e) === 'prometheus');
-      if (fromCount && toProm) ok((p.processors ?? []).some((x) => typeOf(x) === 'deltatocumulative'), label, `pipeline '${pname}': count connector output needs deltatocumulative before the prometheus exporter`);
+      if (fromCount && toProm) ok((p.processors ?? []).some((x) => canonicalType('processors', x) === 'delta_to_cumulative'), label, `pipeline '${pname}': count connector output needs delta_to_cumulative before the prometheus exporter`);
     }
     for (const [id, x] of Object.entries(c.processors ?? {})) {
-      if (typeOf(id) === 'deltatocumulative') ok(durationSeconds(x?.max_stale) >= 3600, label, `processor '${id}': set max_stale (>= 1h, e.g. 24h); the 5m default resets rare counters`);
+      if (canonicalType('processors', id) === 'delta_to_cumulative') ok(durationSeconds(x?.max_stale) >= 3600, label, `processor '${id}': set max_stale (>= 1h, e.g. 24h); the 5m default resets rare counters`);
     }
     for (const [id, x] of Object.entries(c.exporters ?? {})) {
       const t = typeOf(id);
@@ -296,6 +328,7 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
       }
       if (t === 'loadbalancing') {
         const h = x?.resolver?.dns?.hostname;
+        for (const s of x?.resolver?.static?.hostnames ?? []) ok(hostOf(s).host && /^\d+$/.test(hostOf(s).port), label, `exporter '${id}': static backend '${s}' is not host:port`);
         ok(x?.resolver && (x.resolver.dns || x.resolver.static || x.resolver.k8s || x.resolver.aws_cloud_map), label, `exporter '${id}' has no resolver`);
         ok(!x?.protocol?.otlp?.endpoint, label, `exporter '${id}': protocol.otlp must not set an endpoint (the resolver provides it)`);
         if (h && opts.composeHosts) ok(knownHost(h), label, `exporter '${id}' resolves '${h}', which is not a docker-compose service`);
@@ -305,6 +338,7 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
   }
 
   let countMetrics = [];
+  const usedConfigs = [col, lb].filter(Boolean);
   if (col) {
     checkCollector(F.collector, col, { main: true, composeHosts: true });
     const pipes = Object.entries(col.service?.pipelines ?? {});
@@ -325,11 +359,12 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
     for (const e of tracesLb) ok((lb.exporters[e]?.routing_key ?? 'traceID') === 'traceID', F.lb, `exporter '${e}' routes traces by '${lb.exporters[e]?.routing_key}', not traceID`);
     ok(tracesLb.length > 0, F.lb, 'traces are not routed through a loadbalancing exporter');
     // The tier-2 tail-sampling example is a comment block; keep it valid too.
-    const m = /^# BEGIN tier-2 example\n([\s\S]*?)^# END tier-2 example$/m.exec(lbText);
-    if (ok(m, F.lb, 'tier-2 tail-sampling example (# BEGIN/END tier-2 example) is missing')) {
+    const exText = tier2Example(lbText);
+    if (ok(exText !== undefined, F.lb, 'tier-2 tail-sampling example (# BEGIN/END tier-2 example) is missing')) {
       const label = `${F.lb} (tier-2 example)`;
-      const ex = parseYaml(label, m[1].split('\n').map((l) => l.replace(/^# ?/, '')).join('\n'));
+      const ex = parseYaml(label, exText);
       if (ex) {
+        usedConfigs.push(ex);
         checkCollector(label, ex, { composeHosts: true });
         const ts = Object.entries(ex.processors ?? {}).find(([id]) => typeOf(id) === 'tail_sampling');
         if (ok(ts, label, 'no tail_sampling processor')) {
@@ -341,6 +376,30 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
         }
       }
     }
+  }
+
+  // ── builder manifest: exactly the component types the configs use, every module at one release ──
+  if (manifest) {
+    const kinds = ['receivers', 'processors', 'exporters', 'connectors', 'extensions'];
+    const used = new Set(usedConfigs.flatMap((c) => kinds.flatMap((k) => Object.keys(c[k] ?? {}).map((id) => `${k} ${canonicalType(k, id)}`))));
+    const built = new Set();
+    const releases = { contrib: new Set(), core: new Set() };
+    for (const kind of [...kinds, 'providers']) {
+      for (const entry of manifest[kind] ?? []) {
+        const [path, version] = String(entry?.gomod ?? '').split(/\s+/);
+        ok(path && version, F.manifest, `${kind}: '${entry?.gomod}' is not '<module> <version>'`);
+        if (path.startsWith(CONTRIB_MODULE)) releases.contrib.add(version);
+        else if (path.startsWith(CORE_MODULE) && /^v0\./.test(version)) releases.core.add(version);
+        if (kind === 'providers') continue;
+        const t = MODULE_TYPES[path.split('/').pop()];
+        if (ok(t, F.manifest, `${kind}: no known component type for module '${path}'`)) built.add(`${kind} ${t}`);
+      }
+    }
+    for (const u of used) ok(built.has(u), F.manifest, `the configs use ${u.replace(' ', ' type ')} but the manifest does not build it`);
+    for (const b of built) ok(used.has(b), F.manifest, `the manifest builds ${b.replace(' ', ' type ')} but no shipped config uses it`);
+    const all = [...releases.contrib, ...releases.core];
+    ok(new Set(all).size === 1, F.manifest, `collector modules span several releases (${[...new Set(all)].join(', ')}); keep them at one`);
+    ok(String(manifest.dist?.version ?? '') === String(all[0] ?? '').replace(/^v/, ''), F.manifest, `dist.version '${manifest.dist?.version}' differs from the module release ${all[0]}`);
   }
 
   // ── Prometheus config, rules, tests ──
@@ -500,6 +559,12 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
   for (const [f, t] of texts) for (const bad of CONTRACT.forbidden) ok(!t.includes(bad), f, `uses '${bad}'; the per-agent dimension is gen_ai.agent.id (gen_ai_agent_id)`);
 
   return { findings, notes, checks };
+}
+
+/** The tier-2 example of loadbalancer.yaml (a comment block between BEGIN/END markers) as YAML text. */
+export function tier2Example(lbText) {
+  const m = /^# BEGIN tier-2 example\n([\s\S]*?)^# END tier-2 example$/m.exec(lbText);
+  return m ? m[1].split('\n').map((l) => l.replace(/^# ?/, '')).join('\n') : undefined;
 }
 
 function main() {

@@ -63,7 +63,7 @@ function countMetricsFromCollectorConfig(): CountMetric[] {
   const cfg = YAML.parse(readFileSync(join(ROOT, 'collector/otel-collector.yaml'), 'utf8'));
   const out: CountMetric[] = [];
   for (const [metric, def] of Object.entries<any>(cfg.connectors.count.spanevents)) {
-    const m = /^\s*name\s*==\s*"([^"]+)"\s*$/.exec(def.conditions[0]);
+    const m = /^\s*(?:spanevent\.)?name\s*==\s*"([^"]+)"\s*$/.exec(def.conditions[0]);
     if (!m) throw new Error(`unsupported count condition ${def.conditions[0]}`);
     out.push({
       promName: `${metric.replace(/[^A-Za-z0-9_]/g, '_')}_total`,
