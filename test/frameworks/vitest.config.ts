@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    // The package under test is the root's build output, as a user would import it.
-    alias: { 'tool-loop-guard': fileURLToPath(new URL('../../dist/esm/index.js', import.meta.url)) },
+    // The package under test is the root's build output, as a user would import it
+    // (TOOL_LOOP_GUARD_ENTRY points at another build's dist/esm/index.js).
+    alias: { 'tool-loop-guard': process.env.TOOL_LOOP_GUARD_ENTRY ?? fileURLToPath(new URL('../../dist/esm/index.js', import.meta.url)) },
   },
   test: {
     include: ['probe/**/*.test.ts', 'acceptance/**/*.test.ts'],

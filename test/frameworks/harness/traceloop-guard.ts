@@ -1,0 +1,49 @@
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { forceFlush, initialize } from '@traceloop/node-server-sdk';
+import { traceRun, type LoopAbortEvent, type LoopEvent, type ToolLoopSpanProcessorOptions } from 'tool-loop-guard';
+import { settle, type VariantRun } from './acceptance.js';
+import { createGuard } from './guard.js';
+import { ToolBody, type Variant } from './scenario.js';
+import { OFFLINE, traceloopAgent } from './traceloop-agent.js';
+
+/** The Traceloop SDK's own pipeline with the guard passed as `initialize({ processor })`. */
+export interface TraceloopPipeline {
+  readonly events: LoopEvent[];
+  readonly aborts: LoopAbortEvent[];
+  readonly exporter: InMemorySpanExporter;
+  /** Forgets what earlier tests saw (initialize runs once per process). */
+  reset(): void;
+  /** Runs the scripted agent inside `traceRun`, flushes the SDK's exporting processor. */
+  run(variant: Variant): Promise<VariantRun>;
+}
+
+const traceloopTool = (span: ReadableSpan): boolean => span.attributes['traceloop.span.kind'] === 'tool';
+
+export async function traceloopPipeline(options: ToolLoopSpanProcessorOptions = {}): Promise<TraceloopPipeline> {
+  const events: LoopEvent[] = [];
+  const aborts: LoopAbortEvent[] = [];
+  const exporter = new InMemorySpanExporter();
+  const processor = await createGuard(events, aborts, options);
+  initialize({ ...OFFLINE, exporter, processor });
+  const harness = { events, exported: () => exporter.getFinishedSpans() };
+  return {
+    events,
+    aborts,
+    exporter,
+    reset: () => {
+      events.length = 0;
+      aborts.length = 0;
+      exporter.reset();
+    },
+    run: async (variant) => {
+      const body = new ToolBody(variant);
+      const outcome = await settle(() =>
+        traceRun(trace.getTracer('agent'), { runId: `traceloop-${variant}` }, ({ signal }) => traceloopAgent(body, signal)),
+      );
+      // The SDK's resource has async attributes: its SimpleSpanProcessor exports only after they settle.
+      await forceFlush();
+      return { harness, body, outcome, isCallSpan: traceloopTool };
+    },
+  };
+}
