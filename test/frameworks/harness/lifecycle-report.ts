@@ -29,7 +29,7 @@ export function lifecycleReport(title: string, spans: readonly SpanLifecycle[]):
     const indent = '. '.repeat(depthOf(span, byId));
     const parent = span.parentSpanId === undefined ? 'root' : byId.has(span.parentSpanId) ? 'local' : 'remote/unknown';
     lines.push(
-      `| ${indent}${span.name} | ${KIND[span.kind] ?? span.kind} | ${String.fromCharCode(65 + traces.indexOf(span.traceId))} | ${parent} | ${Object.keys(span.atStart).join(', ')} | ${keysAddedAfterStart(span).join(', ')} | ${span.eventNames.join(', ')} |`,
+      `| ${indent}${span.name}${span.nameAtEnd !== undefined && span.nameAtEnd !== span.name ? ` → ${span.nameAtEnd}` : ''} | ${KIND[span.kind] ?? span.kind} | ${String.fromCharCode(65 + traces.indexOf(span.traceId))} | ${parent} | ${Object.keys(span.atStart).join(', ')} | ${keysAddedAfterStart(span).join(', ')} | ${span.eventNames.join(', ')} |`,
     );
   }
   const seen = new Set<string>();

@@ -3,7 +3,10 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 
 /** What one span looked like at each step of its lifecycle, as a span processor sees it. */
 export interface SpanLifecycle {
+  /** The name at `onStart`. */
   readonly name: string;
+  /** The name at `onEnd` (instrumentations may rename a span before ending it). */
+  nameAtEnd: string | undefined;
   readonly kind: number;
   readonly traceId: string;
   readonly spanId: string;
@@ -44,6 +47,7 @@ export class SpanRecorder implements SpanProcessor {
     const context = span.spanContext();
     const lifecycle: SpanLifecycle = {
       name: span.name,
+      nameAtEnd: undefined,
       kind: span.kind,
       traceId: context.traceId,
       spanId: context.spanId,
@@ -68,6 +72,7 @@ export class SpanRecorder implements SpanProcessor {
     const lifecycle = this.open.get(span);
     if (!lifecycle) return;
     lifecycle.atEnd = { ...span.attributes };
+    lifecycle.nameAtEnd = span.name;
     lifecycle.eventNames = span.events.map((event) => event.name);
     lifecycle.statusCode = span.status.code;
   }
