@@ -43,12 +43,12 @@ const KNOWN_TYPES = {
   receivers: ['otlp', 'prometheus', 'hostmetrics', 'filelog', 'jaeger', 'zipkin', 'kafka', 'docker_stats', 'k8s_cluster', 'kubeletstats'],
   processors: ['batch', 'memory_limiter', 'delta_to_cumulative', 'cumulativetodelta', 'filter', 'transform', 'tail_sampling',
     'probabilistic_sampler', 'resource', 'resourcedetection', 'attributes', 'k8sattributes', 'groupbytrace', 'interval'],
-  exporters: ['otlp_grpc', 'otlp_http', 'debug', 'prometheus', 'prometheusremotewrite', 'loadbalancing', 'file', 'kafka', 'nop'],
+  exporters: ['otlp_grpc', 'otlp_http', 'debug', 'prometheus', 'prometheusremotewrite', 'load_balancing', 'file', 'kafka', 'nop'],
   connectors: ['count', 'spanmetrics', 'servicegraph', 'forward', 'routing', 'signaltometrics', 'exceptions'],
   extensions: ['health_check', 'healthcheckv2', 'pprof', 'zpages', 'file_storage', 'basicauth', 'bearertokenauth'],
 };
-/** Renamed (exporters in v0.144.0, deltatocumulative by v0.161.0); the old names still load as deprecated aliases. */
-const DEPRECATED_ALIASES = { exporters: { otlp: 'otlp_grpc', otlphttp: 'otlp_http' }, processors: { deltatocumulative: 'delta_to_cumulative' } };
+/** Renamed (otlp/otlphttp in v0.144.0, deltatocumulative and loadbalancing by v0.161.0); the old names still load as deprecated aliases. */
+const DEPRECATED_ALIASES = { exporters: { otlp: 'otlp_grpc', otlphttp: 'otlp_http', loadbalancing: 'load_balancing' }, processors: { deltatocumulative: 'delta_to_cumulative' } };
 const SIGNALS = ['traces', 'metrics', 'logs', 'profiles'];
 /** Which pipeline types a connector may join: [exporter side (input), receiver side (output)]. */
 const CONNECTOR_SIGNALS = {
@@ -65,7 +65,7 @@ const MODULE_TYPES = {
   otlpreceiver: 'otlp', memorylimiterprocessor: 'memory_limiter', batchprocessor: 'batch',
   deltatocumulativeprocessor: 'delta_to_cumulative', tailsamplingprocessor: 'tail_sampling', countconnector: 'count',
   forwardconnector: 'forward', otlpexporter: 'otlp_grpc', otlphttpexporter: 'otlp_http', prometheusexporter: 'prometheus',
-  loadbalancingexporter: 'loadbalancing', debugexporter: 'debug', healthcheckextension: 'health_check',
+  loadbalancingexporter: 'load_balancing', debugexporter: 'debug', healthcheckextension: 'health_check',
 };
 const CONTRIB_MODULE = 'github.com/open-telemetry/opentelemetry-collector-contrib/';
 const CORE_MODULE = 'go.opentelemetry.io/collector/';
@@ -319,14 +319,14 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
       if (canonicalType('processors', id) === 'delta_to_cumulative') ok(durationSeconds(x?.max_stale) >= 3600, label, `processor '${id}': set max_stale (>= 1h, e.g. 24h); the 5m default resets rare counters`);
     }
     for (const [id, x] of Object.entries(c.exporters ?? {})) {
-      const t = typeOf(id);
+      const t = canonicalType('exporters', id);
       if (t === 'prometheus') ok(durationSeconds(x?.metric_expiration) >= 3600, label, `exporter '${id}': set metric_expiration (>= 1h, e.g. 24h); the 5m default drops rare series`);
       if (['otlp_grpc', 'otlp', 'otlp_http', 'otlphttp'].includes(t)) {
         const { host } = hostOf(x?.endpoint);
         ok(host, label, `exporter '${id}' has no endpoint`);
         if (opts.composeHosts && host) ok(knownHost(host), label, `exporter '${id}' sends to '${host}', which is not a docker-compose service`);
       }
-      if (t === 'loadbalancing') {
+      if (t === 'load_balancing') {
         const h = x?.resolver?.dns?.hostname;
         for (const s of x?.resolver?.static?.hostnames ?? []) ok(hostOf(s).host && /^\d+$/.test(hostOf(s).port), label, `exporter '${id}': static backend '${s}' is not host:port`);
         ok(x?.resolver && (x.resolver.dns || x.resolver.static || x.resolver.k8s || x.resolver.aws_cloud_map), label, `exporter '${id}' has no resolver`);
@@ -353,9 +353,9 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
   }
   if (lb) {
     checkCollector(F.lb, lb, { composeHosts: true });
-    const lbx = Object.entries(lb.exporters ?? {}).filter(([id]) => typeOf(id) === 'loadbalancing');
+    const lbx = Object.entries(lb.exporters ?? {}).filter(([id]) => canonicalType('exporters', id) === 'load_balancing');
     ok(lbx.length > 0, F.lb, 'no loadbalancing exporter');
-    const tracesLb = Object.entries(lb.service?.pipelines ?? {}).filter(([n]) => typeOf(n) === 'traces').flatMap(([, p]) => p.exporters ?? []).filter((e) => typeOf(e) === 'loadbalancing');
+    const tracesLb = Object.entries(lb.service?.pipelines ?? {}).filter(([n]) => typeOf(n) === 'traces').flatMap(([, p]) => p.exporters ?? []).filter((e) => canonicalType('exporters', e) === 'load_balancing');
     for (const e of tracesLb) ok((lb.exporters[e]?.routing_key ?? 'traceID') === 'traceID', F.lb, `exporter '${e}' routes traces by '${lb.exporters[e]?.routing_key}', not traceID`);
     ok(tracesLb.length > 0, F.lb, 'traces are not routed through a loadbalancing exporter');
     // The tier-2 tail-sampling example is a comment block; keep it valid too.
