@@ -14,7 +14,7 @@ import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import xxhash from 'xxhash-wasm';
 import { resolveLoopDetectionConfig } from '../src/config/resolve.js';
 import { createDigester, digestInput } from '../src/engine/hashing/digest.js';
-import { LoopSession } from '../src/engine/loop-session.js';
+import { LoopRun } from '../src/engine/loop-run.js';
 import { hashToolOutcome } from '../src/engine/hashing/outcome-hash.js';
 import { measure, pairedRatio, type Measurement, type Variant } from './harness.js';
 import { NaiveLoopSpanProcessor } from './naive-processor.js';
@@ -271,19 +271,19 @@ function pingPongSteps(count: number): Step[] {
 
 function engineVariant(name: string, steps: Step[], historySize: number, stats: { blocked: number; verdicts: number }): Variant {
   const config = resolveLoopDetectionConfig({ enabled: true, historySize });
-  const session = new LoopSession();
-  const runId = 'run-1';
+  const session = new LoopRun({ config, runId: 'run-1' });
   let i = 0;
   const one = () => {
     const s = steps[i++ % steps.length];
-    const check = session.check({ toolName: s.toolName, argsHash: s.argsHash, knownPoll: false, runId }, config);
+    const call = { toolName: s.toolName, argsHash: s.argsHash, knownPoll: false };
+    const check = session.check(call);
     if (check.verdict) stats.verdicts += 1;
     if (check.blocked) {
       stats.blocked += 1;
       return;
     }
-    session.recordCall({ toolName: s.toolName, argsHash: s.argsHash, toolCallId: s.toolCallId, runId }, config);
-    session.recordOutcome({ toolName: s.toolName, argsHash: s.argsHash, toolCallId: s.toolCallId, runId, resultHash: s.resultHash }, config);
+    session.recordCall(call, s.toolCallId);
+    session.complete(call, s.toolCallId, { resultHash: s.resultHash });
   };
   for (let n = 0; n < 2 * historySize; n += 1) one(); // fill the history
   if (session.history.size !== historySize) throw new Error(`${name}: history not full`);

@@ -1,7 +1,8 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { mergeLoopDetectionConfig } from './merge.js';
 import { resolveLoopDetectionConfig } from './resolve.js';
-import type { LoopDetectionConfig, ResolvedLoopDetectionConfig, ToolLoopGuardConfig } from './types.js';
+import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
+import type { LoopDetectionConfig, ToolLoopGuardConfig } from './types.js';
 import { validateToolLoopGuardConfig } from './validate.js';
 import { isRecord } from '../util/is-record.js';
 

@@ -1,4 +1,4 @@
-import type { ResolvedLoopDetectionConfig } from './types.js';
+import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 
 /** OpenClaw's documented defaults (spec §d). */
 export const DEFAULT_HISTORY_SIZE = 30;

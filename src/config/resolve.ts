@@ -1,6 +1,7 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { DEFAULT_LOOP_DETECTION_CONFIG as D } from './defaults.js';
-import type { LoopDetectionConfig, ResolvedLoopDetectionConfig } from './types.js';
+import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
+import type { LoopDetectionConfig } from './types.js';
 import { isRecord } from '../util/is-record.js';
 
 /** Where a resolution is reported and how its keys are named in messages. */

@@ -1,3 +1,5 @@
+export type { ResolvedLoopDetectionConfig } from '../engine/config.js';
+
 /** Detector toggles (`tools.loopDetection.detectors`). They gate the rolling detectors only. */
 export interface LoopDetectorToggles {
   /** Gates `generic_repeat`. Default `true`. */
@@ -50,19 +52,4 @@ export interface AgentLoopDetectionEntry {
 export interface ToolLoopGuardConfig {
   tools?: { loopDetection?: LoopDetectionConfig };
   agents?: { list?: AgentLoopDetectionEntry[] };
-}
-
-/** A fully resolved configuration: every value present and valid, cross-field rules applied. */
-export interface ResolvedLoopDetectionConfig {
-  /** Rolling detectors run (`enabled === true`). */
-  readonly enabled: boolean;
-  /** Calls and outcomes are recorded (`enabled !== false`), for the post-compaction guard. */
-  readonly trackHistory: boolean;
-  readonly historySize: number;
-  readonly warningThreshold: number;
-  readonly criticalThreshold: number;
-  readonly globalCircuitBreakerThreshold: number;
-  readonly unknownToolThreshold: number;
-  readonly detectors: Readonly<Required<LoopDetectorToggles>>;
-  readonly postCompactionGuard: { readonly enabled: boolean; readonly windowSize: number };
 }

@@ -1,11 +1,17 @@
-import { COMPACTION_LOOP_PERSISTED_CODE } from './errors/compaction-loop-persisted-error.js';
 import { silentLogger, type EngineLogger } from '../util/logger.js';
+import { COMPACTION_LOOP_PERSISTED_CODE } from './errors/compaction-loop-persisted-error.js';
+import type { ToolCallSignature } from './types.js';
 
-/** One hashed tool outcome, as the guard sees it. */
-export interface GuardObservation {
+/** One hashed tool outcome in the guard's window. */
+interface Observation {
   readonly toolName: string;
   readonly argsHash: string;
   readonly resultHash: string;
+}
+
+/** OpenClaw's log line when the guard is armed, also the message of the `tool_loop.guard_armed` event. */
+export function guardArmedMessage(windowSize: number): string {
+  return `post-compaction guard armed for ${windowSize} attempts`;
 }
 
 /** The guard's answer to an observation. */
@@ -38,7 +44,7 @@ const DORMANT: GuardVerdict = Object.freeze({ shouldAbort: false, armed: false, 
  */
 export class PostCompactionGuard {
   private remaining = 0;
-  private history: GuardObservation[] = [];
+  private history: Observation[] = [];
   readonly enabled: boolean;
   readonly windowSize: number;
   private readonly logger: EngineLogger;
@@ -63,18 +69,18 @@ export class PostCompactionGuard {
   arm(): void {
     this.remaining = this.windowSize;
     this.history = [];
-    if (this.enabled) this.logger.info(`post-compaction guard armed for ${this.windowSize} attempts`);
+    if (this.enabled) this.logger.info(guardArmedMessage(this.windowSize));
   }
 
-  /** Judges one hashed outcome (spec §c `observe`). */
-  observe(call: GuardObservation): GuardVerdict {
+  /** Judges one hashed outcome of a call (OpenClaw's `observe`). */
+  observe(call: Pick<ToolCallSignature, 'toolName' | 'argsHash'>, resultHash: string): GuardVerdict {
     if (!this.enabled || this.remaining <= 0) return DORMANT;
     this.remaining -= 1;
-    this.history.push(call);
+    this.history.push({ toolName: call.toolName, argsHash: call.argsHash, resultHash });
     const armed = this.remaining > 0;
     let matches = 0;
     for (const seen of this.history) {
-      if (seen.toolName === call.toolName && seen.argsHash === call.argsHash && seen.resultHash === call.resultHash) matches += 1;
+      if (seen.toolName === call.toolName && seen.argsHash === call.argsHash && seen.resultHash === resultHash) matches += 1;
     }
     if (matches < this.windowSize) return { shouldAbort: false, armed, remaining: this.remaining };
     this.logger.error(

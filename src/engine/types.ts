@@ -9,19 +9,17 @@ export type LoopDetectorName =
   | 'unknown_tool_repeat'
   | 'global_circuit_breaker';
 
-/** The call being checked: everything the detectors need to know about it. */
+/** A tool call as the engine sees it: everything the detectors and the history need to know about it. */
 export interface ToolCallSignature {
   /** Normalised tool name. */
   readonly toolName: string;
   /** `<toolName>:<digest of normalised params>`. */
   readonly argsHash: string;
-  /** `command_status`, or `process` with action `poll` / `log`. */
+  /** OpenClaw's known polls: `command_status`, or `process` with action `poll` / `log`. */
   readonly knownPoll: boolean;
-  /** Run scope; empty or whitespace-only means unscoped. */
-  readonly runId?: string;
 }
 
-/** One entry of a session's tool-call history (spec §b.1). */
+/** One entry of a run's tool-call history, as OpenClaw's history records it (absent fields omitted). */
 export interface ToolCallRecord {
   readonly toolName: string;
   readonly argsHash: string;
@@ -34,14 +32,13 @@ export interface ToolCallRecord {
 
 /** A detector's finding. */
 export interface LoopVerdict {
-  readonly stuck: true;
   readonly level: LoopLevel;
   readonly detector: LoopDetectorName;
   /** The streak or count the threshold was compared with. */
   readonly count: number;
   /** OpenClaw's message text (shown to the model / operator). */
   readonly message: string;
-  /** De-duplication key for warnings (spec §b.5). */
+  /** De-duplication key for warnings: one per detector, tool and arguments (and result, for criticals). */
   readonly warningKey: string;
   /** For `ping_pong`: the tool of the newest record in the alternation. */
   readonly pairedToolName?: string;
@@ -49,8 +46,12 @@ export interface LoopVerdict {
   readonly pairedSignature?: string;
 }
 
-/** Result of a detection: stuck with a verdict, or not stuck. */
-export type LoopDetectionResult = LoopVerdict | { readonly stuck: false };
-
-/** The result returned when nothing is stuck. */
-export const NOT_STUCK: LoopDetectionResult = Object.freeze({ stuck: false });
+/** The answer to "may this call run?" */
+export interface LoopCheck {
+  /** The detector verdict, when one matched (suppressed warnings included). */
+  readonly verdict?: LoopVerdict;
+  /** Whether the verdict is to be surfaced: every critical, and warnings that pass suppression. */
+  readonly emit: boolean;
+  /** True for a critical verdict: the call must not run and is not recorded (unless it had already run, see `LoopRun.judge`). */
+  readonly blocked: boolean;
+}

@@ -1,5 +1,5 @@
-import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
-import { registerRunAbortController } from '../otel/run-abort-registry.js';
+import { context, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { HelperRequest } from '../otel/helper-bridge.js';
 import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_TOOL_LOOP_RUN_ID, GEN_AI_OPERATION_INVOKE_AGENT } from '../semconv.js';
 
 /** Identity of a run opened by {@link traceRun}. */
@@ -37,9 +37,12 @@ export async function traceRun<T>(tracer: Tracer, options: TraceRunOptions, fn: 
   const attributes: Record<string, string> = { [ATTR_TOOL_LOOP_RUN_ID]: runId, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT };
   if (options.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = options.agentId;
   const name = options.spanName ?? (options.agentId ? `${GEN_AI_OPERATION_INVOKE_AGENT} ${options.agentId}` : GEN_AI_OPERATION_INVOKE_AGENT);
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+  // The processor that sees the root span start registers the run's controller: only that
+  // processor's loops abort this run, whatever other providers run with the same run id.
+  const { request, context: runContext } = HelperRequest.start(context.active());
+  return tracer.startActiveSpan(name, { attributes }, runContext, async (span) => {
     const controller = new AbortController();
-    const unregister = registerRunAbortController(runId, controller);
+    const unregister = request.close()?.registerRun(runId, controller);
     try {
       const result = await fn({ span, signal: controller.signal, runId });
       if (controller.signal.aborted) throw controller.signal.reason;
@@ -50,7 +53,7 @@ export async function traceRun<T>(tracer: Tracer, options: TraceRunOptions, fn: 
       span.setStatus({ code: SpanStatusCode.ERROR, message: reported instanceof Error ? reported.message : String(reported) });
       throw reported;
     } finally {
-      unregister();
+      unregister?.();
       span.end();
     }
   });

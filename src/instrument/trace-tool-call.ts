@@ -1,9 +1,8 @@
-import { diag, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { context, diag, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { canonicalString } from '../engine/hashing/canonical.js';
-import { blockedToolResult, hashToolOutcome, type BlockedToolResult } from '../engine/hashing/outcome-hash.js';
-import { describeToolCall } from '../engine/hashing/tool-call.js';
+import { blockedToolResult, type BlockedToolResult } from '../engine/hashing/outcome-hash.js';
+import { HelperRequest } from '../otel/helper-bridge.js';
 import { getToolLoopVerdict } from '../otel/loop-event.js';
-import { getSharedDigester } from '../otel/shared-digester.js';
 import * as sc from '../semconv.js';
 
 /** A tool call to trace. */
@@ -34,8 +33,8 @@ export interface ToolCallContext {
 }
 
 /**
- * Traces one tool call. Starts an `execute_tool <name>` span with the hashed arguments; the
- * processor judges it synchronously. On a critical verdict `execute` is **not** called and
+ * Traces one tool call. Starts an `execute_tool <name>` span; the processor that sees it start
+ * hashes the arguments (`tool_loop.args_hash`, with its seed) and judges it synchronously. On a critical verdict `execute` is **not** called and
  * the blocked result is returned (or thrown, per `onBlocked`). Otherwise runs `execute`,
  * records the hashed outcome (result or error) on the span and ends it.
  */
@@ -46,18 +45,18 @@ export async function traceToolCall<A, R>(
 ): Promise<R | BlockedToolResult> {
   const name = typeof options?.name === 'string' ? options.name.trim() : '';
   if (name === '') throw new TypeError('traceToolCall: options.name must be a non-blank string');
-  const digester = await getSharedDigester();
-  const call = describeToolCall(digester, name, options.args);
   const attributes: Record<string, string | boolean> = {
     [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
     [sc.ATTR_GEN_AI_TOOL_NAME]: name,
-    [sc.ATTR_TOOL_LOOP_ARGS_HASH]: call.argsHash,
-    [sc.ATTR_TOOL_LOOP_POLL]: call.knownPoll,
   };
   if (options.callId) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = options.callId;
   if (options.recordContent) recordArguments(attributes, options.args);
 
-  return tracer.startActiveSpan(`${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`, { attributes }, async (span) => {
+  // The processor that sees the span start hashes the arguments with its own seed and writes
+  // tool_loop.args_hash before judging the call; the outcome is hashed the same way below.
+  const { request, context: callContext } = HelperRequest.start(context.active(), { toolName: name, params: options.args });
+  return tracer.startActiveSpan(`${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`, { attributes }, callContext, async (span) => {
+    const bridge = request.close();
     const verdict = getToolLoopVerdict(span);
     if (verdict?.level === sc.LEVEL_CRITICAL) {
       span.end();
@@ -70,9 +69,9 @@ export async function traceToolCall<A, R>(
       result = await execute(warning === undefined ? { span } : { span, warning });
     } catch (error) {
       recordOutcome(() => {
-        const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, error, isError: true });
-        if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
-        if (outcome.unknownToolName !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
+        const outcome = bridge?.hashOutcome({ toolName: name, params: options.args, error, isError: true });
+        if (outcome?.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
+        if (outcome?.unknownToolName !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
         const message = error instanceof Error ? error.message : safeText(error);
         span.recordException(error instanceof Error ? error : message);
         span.setStatus({ code: SpanStatusCode.ERROR, message });
@@ -81,8 +80,8 @@ export async function traceToolCall<A, R>(
       throw error;
     }
     recordOutcome(() => {
-      const outcome = hashToolOutcome(digester, { toolName: name, params: options.args, result });
-      if (outcome.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
+      const outcome = bridge?.hashOutcome({ toolName: name, params: options.args, result });
+      if (outcome?.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
       if (options.recordContent && result !== undefined) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, safeJson(result));
     });
     span.end();

@@ -1,7 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import * as sc from '../semconv.js';
 
-/** What every loop event says (DESIGN §4). */
+/** What every loop event says: the labels dashboards, alert rules and Jaeger searches read. */
 export interface LoopEventFields {
   readonly detector: string;
   readonly level: string;

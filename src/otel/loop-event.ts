@@ -2,7 +2,7 @@ import type { CompactionLoopPersistedError } from '../engine/errors/compaction-l
 import type { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
 import type { LoopDetectorName, LoopLevel } from '../engine/types.js';
 
-/** Passed to `onLoopEvent` for every emitted warning and every critical (DESIGN §2). */
+/** Passed to `onLoopEvent` for every emitted warning and every critical. */
 export interface LoopEvent {
   readonly level: LoopLevel;
   readonly detector: LoopDetectorName;
@@ -17,7 +17,7 @@ export interface LoopEvent {
   readonly spanId: string;
 }
 
-/** Passed to `onAbort` when the post-compaction guard aborts a run (DESIGN §2). */
+/** Passed to `onAbort` when the post-compaction guard aborts a run. */
 export interface LoopAbortEvent {
   readonly code: 'compaction_loop_persisted';
   readonly detector: 'compaction_loop_persisted';
@@ -43,11 +43,17 @@ export interface ToolSpanVerdict {
   readonly error?: ToolLoopBlockedError;
 }
 
-const verdicts = new WeakMap<object, ToolSpanVerdict>();
+/**
+ * Where a span carries its verdict: a property under a symbol, set by the processor that saw
+ * the span start. The verdict travels with the span object, so two processors on two providers
+ * never see each other's verdicts, and a span that is dropped takes its verdict with it.
+ */
+const VERDICT = Symbol('tool-loop-guard.verdict');
 
-/** Records the verdict for a span (used by the processor). */
-export function setToolLoopVerdict(span: object, verdict: ToolSpanVerdict): void {
-  verdicts.set(span, verdict);
+/** Records the verdict on a span (the processor's side of {@link getToolLoopVerdict}). */
+export function recordToolLoopVerdict(span: object, verdict: ToolSpanVerdict): void {
+  // A frozen span object cannot carry one: its helpers then see no verdict, as without a processor.
+  if (Object.isExtensible(span)) Object.defineProperty(span, VERDICT, { value: verdict, configurable: true, writable: true, enumerable: false });
 }
 
 /**
@@ -56,5 +62,5 @@ export function setToolLoopVerdict(span: object, verdict: ToolSpanVerdict): void
  * decide whether to run the tool.
  */
 export function getToolLoopVerdict(span: object): ToolSpanVerdict | undefined {
-  return verdicts.get(span);
+  return (span as { [VERDICT]?: ToolSpanVerdict })[VERDICT];
 }

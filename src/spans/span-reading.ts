@@ -1,15 +1,17 @@
 import type { Digester } from '../engine/hashing/digest.js';
 import { hashToolOutcome, type OutcomeHash } from '../engine/hashing/outcome-hash.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
+import type { ToolCallSignature } from '../engine/types.js';
+import { ATTR_COMPACTION_RETRY } from '../semconv.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
 import { parseJsonAttribute } from './json-attribute.js';
+import { SpanTriggers } from './span-triggers.js';
 import type { SpanView } from './span-view.js';
-import { ATTR_COMPACTION_RETRY } from '../semconv.js';
 
-/**
- * Framework-free readings of a span through the adapters — what the span processor does in
- * `onStart` / `onEnding` and the offline analyzer does for spans decoded from files, so that
- * both judge a span the same way.
+/*
+ * Framework-free readings of a span through the adapters: what the span processor reads from
+ * live spans and the offline analyzer from spans decoded from files, so that both judge a span
+ * the same way.
  */
 
 /** What the adapters say about a starting span. */
@@ -23,16 +25,9 @@ export interface SpanStartReading {
   readonly compactionRetry: boolean;
 }
 
-/** A tool call's identity without its run scope. */
-export interface CallIdentity {
-  readonly toolName: string;
-  readonly argsHash: string;
-  readonly knownPoll: boolean;
-}
-
 /** A described call and the params its outcome projection needs. */
 export interface DescribedCall {
-  readonly identity: CallIdentity;
+  readonly call: ToolCallSignature;
   /** Parsed arguments (absent when a pre-computed args hash was used). */
   readonly params?: unknown;
 }
@@ -40,7 +35,7 @@ export interface DescribedCall {
 /** The reading of a span that is none of the adapters' business. */
 export const NOTHING_TO_READ: SpanStartReading = Object.freeze({ compactionRetry: false });
 
-/** Runs the adapters over a starting span, exactly as the processor's `onStart` does. */
+/** Runs the adapters over a starting span. */
 export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanView): SpanStartReading {
   let start: ToolCallStart | undefined;
   let adapter: ToolSpanAdapter | undefined;
@@ -69,7 +64,7 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
   return { adapter, start, hint, compactionRetry };
 }
 
-/** Adapters' `matchEnd`, for spans no adapter matched at start (the processor's `matchAtEnd`). */
+/** Adapters' `matchEnd`, for spans no adapter matched at start. */
 export function matchSpanEnd(adapters: readonly ToolSpanAdapter[], span: SpanView): { adapter: ToolSpanAdapter; start: ToolCallStart } | undefined {
   for (const adapter of adapters) {
     const start = adapter.matchEnd?.(span);
@@ -84,8 +79,8 @@ export function knownAtStart(start: ToolCallStart): boolean {
 }
 
 /**
- * The call's identity: a pre-computed args hash wins; otherwise the raw arguments are parsed
- * (JSON text, or the text itself) and hashed with the engine's `describeToolCall`.
+ * The call: a pre-computed args hash wins; otherwise the raw arguments are parsed (JSON
+ * text, or the text itself) and hashed with the engine's `describeToolCall`.
  */
 export function describeToolSpanCall(
   digester: Digester,
@@ -94,10 +89,10 @@ export function describeToolSpanCall(
   knownPoll: boolean | undefined,
   rawArguments: unknown,
 ): DescribedCall {
-  if (argsHash !== undefined) return { identity: { toolName, argsHash, knownPoll: knownPoll ?? false } };
+  if (argsHash !== undefined) return { call: { toolName, argsHash, knownPoll: knownPoll ?? false } };
   const params = parseJsonAttribute(rawArguments);
   const described = describeToolCall(digester, toolName, params);
-  return { identity: { toolName, argsHash: described.argsHash, knownPoll: knownPoll ?? described.knownPoll }, params };
+  return { call: knownPoll === undefined ? described : { toolName, argsHash: described.argsHash, knownPoll }, params };
 }
 
 /** Describes a call from the end reading, falling back to the start reading (late arguments). */
@@ -111,4 +106,112 @@ export function hashToolSpanOutcome(digester: Digester, toolName: string, params
   if (end.isError) return hashToolOutcome(digester, { toolName, params, error: end.errorText ?? '', isError: true });
   if (!end.hasResult) return {};
   return hashToolOutcome(digester, { toolName, params, result: parseJsonAttribute(end.result) });
+}
+
+/**
+ * A tool span's call as the span guard asks for it: the call once (at start when its
+ * arguments are known then, else at end) and the outcome at end.
+ */
+export interface ToolCallSource<S = SpanView> {
+  readonly toolName: string;
+  readonly toolCallId?: string;
+  /** The adapter that recognised the span (its content attributes are redacted on request). */
+  readonly adapter?: ToolSpanAdapter;
+  /** The call when its arguments are known at span start (judged before it runs), else `undefined`. */
+  callAtStart(): ToolCallSignature | undefined;
+  /** The call read as the span ends, for a call not judged at start. */
+  callAtEnd(span: S): ToolCallSignature;
+  /** The outcome hash as the span ends (`{}`: no outcome). */
+  outcome(span: S): OutcomeHash;
+}
+
+/** A live tool span read through its adapter, hashed lazily: arguments at start or end, the outcome at end. */
+class LiveToolCall implements ToolCallSource {
+  /** Parsed arguments, for the outcome projection. */
+  private params: unknown = undefined;
+  private end: ToolCallEnd | undefined = undefined;
+
+  constructor(
+    private readonly digester: Digester,
+    readonly adapter: ToolSpanAdapter,
+    private readonly start: ToolCallStart,
+  ) {}
+
+  get toolName(): string {
+    return this.start.toolName;
+  }
+
+  get toolCallId(): string | undefined {
+    return this.start.toolCallId;
+  }
+
+  callAtStart(): ToolCallSignature | undefined {
+    const { start } = this;
+    if (!knownAtStart(start)) return undefined;
+    return this.keep(describeToolSpanCall(this.digester, start.toolName, start.argsHash, start.knownPoll, start.arguments));
+  }
+
+  callAtEnd(span: SpanView): ToolCallSignature {
+    return this.keep(describeAtEnd(this.digester, this.start, this.readEnd(span)));
+  }
+
+  outcome(span: SpanView): OutcomeHash {
+    return hashToolSpanOutcome(this.digester, this.start.toolName, this.params, this.readEnd(span));
+  }
+
+  private keep(described: DescribedCall): ToolCallSignature {
+    this.params = described.params;
+    return described.call;
+  }
+
+  private readEnd(span: SpanView): ToolCallEnd {
+    this.end ??= this.adapter.readEnd(span);
+    return this.end;
+  }
+}
+
+/** What the span guard needs to know of a starting span. */
+export interface SpanReading<S = SpanView> {
+  readonly hint?: RunScopeHint;
+  readonly compactionRetry: boolean;
+  /** Present for a tool span recognised at start. */
+  readonly tool?: ToolCallSource<S>;
+}
+
+/** The reading of a span that concerns no run and no tool call. */
+export const NOTHING_READ: SpanReading<never> = Object.freeze({ compactionRetry: false });
+
+/** How the span guard reads spans: live spans through the adapters, or spans prepared from a file. */
+export interface SpanReader<S> {
+  /** Reads a starting span ({@link NOTHING_READ} when it is none of our business). */
+  readStart(span: S): SpanReading<S>;
+  /** A tool span recognised only as it ends (its identifying attributes were set after it started). */
+  matchEnd(span: S): ToolCallSource<S> | undefined;
+}
+
+/**
+ * Reads live spans through the adapters, answering the spans none of them can concern from
+ * their triggers (a few attribute lookups) without asking each adapter.
+ */
+export class AdapterSpanReader implements SpanReader<SpanView> {
+  private readonly triggers: SpanTriggers;
+
+  constructor(
+    private readonly adapters: readonly ToolSpanAdapter[],
+    private readonly digester: Digester,
+  ) {
+    this.triggers = SpanTriggers.of(adapters);
+  }
+
+  readStart(span: SpanView): SpanReading {
+    if (!this.triggers.mayConcernAtStart(span)) return NOTHING_READ;
+    const { adapter, start, hint, compactionRetry } = readSpanStart(this.adapters, span);
+    if (!start || !adapter) return hint === undefined && !compactionRetry ? NOTHING_READ : { hint, compactionRetry };
+    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start) };
+  }
+
+  matchEnd(span: SpanView): ToolCallSource | undefined {
+    const match = this.triggers.mayConcernAtEnd(span) ? matchSpanEnd(this.adapters, span) : undefined;
+    return match && new LiveToolCall(this.digester, match.adapter, match.start);
+  }
 }

@@ -2,25 +2,18 @@
  * Warning de-duplication is bounded (SECURITY.md: "Warning de-duplication keeps at most 256
  * keys per run"): the 257th key makes the oldest one forgotten, so its next warning in the
  * same bucket is emitted again. Tested on the public `WarningSuppression` class (default cap)
- * and through `LoopSession`, which is what the processor and the CLI keep per run.
+ * and through `LoopRun`, which is what the processor and the CLI keep per run.
  */
 import { describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../src/config/index.js';
-import {
-  createDigester,
-  describeToolCall,
-  LoopSession,
-  MAX_WARNING_KEYS,
-  WarningSuppression,
-  type LoopVerdict,
-  type ToolCallSignature,
-} from '../../src/engine/index.js';
+import { createDigester, describeToolCall, LoopRun, type LoopVerdict, type ToolCallSignature } from '../../src/engine-entry.js';
+import { MAX_WARNING_KEYS, WarningSuppression } from '../../src/engine/warning-suppression.js';
 
 const W = 10;
 
 /** A warning verdict for key `key` at `count` (bucket floor(count / W)). */
 function warning(key: string, count = W): LoopVerdict {
-  return { stuck: true, level: 'warning', detector: 'generic_repeat', count, message: `warning ${key}`, warningKey: `generic:read:${key}` };
+  return { level: 'warning', detector: 'generic_repeat', count, message: `warning ${key}`, warningKey: `generic:read:${key}` };
 }
 
 /** Emits the first-bucket warning of keys `from` … `to - 1`, each of which must be emitted. */
@@ -71,19 +64,19 @@ describe('WarningSuppression remembers at most 256 keys', () => {
   });
 });
 
-describe('LoopSession applies the same 256-key cap', () => {
+describe('LoopRun applies the same 256-key cap', () => {
   // W 1: one prior identical call makes the next check a first-bucket generic_repeat warning.
   const config = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 1, criticalThreshold: 2, globalCircuitBreakerThreshold: 3, historySize: 1000 });
 
   async function sessionWithWarnings(keys: number) {
     const digester = await createDigester();
-    const session = new LoopSession();
+    const session = new LoopRun({ config });
     const calls: ToolCallSignature[] = [];
     for (let i = 0; i < keys; i += 1) {
       const call = describeToolCall(digester, 'read', { path: `/file-${i}.txt` });
       calls.push(call);
-      session.recordCall(call, config);
-      const check = session.check(call, config); // not recorded: the count stays 1
+      session.recordCall(call);
+      const check = session.check(call); // not recorded: the count stays 1
       expect(check.verdict).toMatchObject({ level: 'warning', detector: 'generic_repeat', count: 1 });
       expect(check.emit).toBe(true);
     }
@@ -92,12 +85,12 @@ describe('LoopSession applies the same 256-key cap', () => {
 
   it('256 distinct warning keys: the first one is still suppressed', async () => {
     const { session, calls } = await sessionWithWarnings(256);
-    expect(session.check(calls[0], config)).toMatchObject({ verdict: { level: 'warning', count: 1 }, emit: false });
+    expect(session.check(calls[0])).toMatchObject({ verdict: { level: 'warning', count: 1 }, emit: false });
   });
 
   it('257 distinct warning keys: the first one is forgotten and warns again, the second is not', async () => {
     const { session, calls } = await sessionWithWarnings(257);
-    expect(session.check(calls[1], config)).toMatchObject({ verdict: { level: 'warning', count: 1 }, emit: false });
-    expect(session.check(calls[0], config)).toMatchObject({ verdict: { level: 'warning', count: 1 }, emit: true });
+    expect(session.check(calls[1])).toMatchObject({ verdict: { level: 'warning', count: 1 }, emit: false });
+    expect(session.check(calls[0])).toMatchObject({ verdict: { level: 'warning', count: 1 }, emit: true });
   });
 });

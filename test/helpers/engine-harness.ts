@@ -8,8 +8,9 @@
  *   the outcome matched by toolCallId.
  * - `h.check(tool, params)` = the detection for the next call, before it is recorded.
  *
- * It drives the real digester, the real `LoopSession` and the real config resolution; no
- * engine internals are mocked. `params` may be a value or a function of the iteration
+ * It drives the real digester, real `LoopRun`s (one per run id, sharing one history window as
+ * the runs of an OpenClaw session do) and the real config resolution; no engine internals are
+ * mocked. `params` may be a value or a function of the iteration
  * index `i` (0-based), so "read{/file<i>.txt}" is `(i) => ({ path: `/file${i}.txt` })`.
  */
 import {
@@ -18,14 +19,15 @@ import {
   describeToolCall,
   detectToolCallLoop,
   hashToolOutcome,
-  LoopSession,
+  LoopRun,
+  ToolCallHistory,
   type Digester,
   type EngineLogger,
   type LoopCheck,
   type LoopVerdict,
   type ToolCallRecord,
   type ToolCallSignature,
-} from '../../src/engine/index.js';
+} from '../../src/engine-entry.js';
 import { resolveLoopDetectionConfig, type LoopDetectionConfig, type ResolvedLoopDetectionConfig } from '../../src/config/index.js';
 
 /** `C0` of spec §g: detection on, every other key at its default. */
@@ -109,7 +111,9 @@ export function digester(): Promise<Digester> {
  * Create it with {@link EngineHarness.create}.
  */
 export class EngineHarness {
-  readonly session: LoopSession;
+  /** The session's window, shared by its runs. */
+  readonly history = new ToolCallHistory();
+  private readonly runs = new Map<string, LoopRun>();
   readonly logger = new RecordingLogger();
   /** The resolution log (invalid values, clamps) of the config block. */
   readonly configLogger = new RecordingLogger();
@@ -121,7 +125,17 @@ export class EngineHarness {
     block: LoopDetectionConfig | undefined,
   ) {
     this.config = resolveLoopDetectionConfig(block, { logger: this.configLogger });
-    this.session = new LoopSession({ logger: this.logger });
+  }
+
+  /** The session's run of `runId` (trimmed; blank = the unscoped run). */
+  runOf(runId?: string): LoopRun {
+    const key = runId?.trim() ?? '';
+    let run = this.runs.get(key);
+    if (!run) {
+      run = new LoopRun({ config: this.config, runId: key, logger: this.logger, history: this.history });
+      this.runs.set(key, run);
+    }
+    return run;
   }
 
   /** A harness for a `tools.loopDetection` block (undefined = no config at all). */
@@ -130,8 +144,8 @@ export class EngineHarness {
   }
 
   /** The signature the detectors see. */
-  sig(tool: string, params: unknown, runId?: string): ToolCallSignature {
-    return describeToolCall(this.digester, tool, params, runId);
+  sig(tool: string, params: unknown): ToolCallSignature {
+    return describeToolCall(this.digester, tool, params);
   }
 
   /** `argsHash` of a call. */
@@ -154,8 +168,7 @@ export class EngineHarness {
   /** A pre-call record (history only; no check). Returns its toolCallId. */
   call(tool: string, params: unknown, options: CallOptions = {}): string {
     const toolCallId = options.toolCallId ?? `call-${this.nextCallId++}`;
-    const { argsHash } = this.sig(tool, params);
-    this.session.recordCall({ toolName: tool, argsHash, toolCallId, runId: options.runId }, this.config);
+    this.runOf(options.runId).recordCall(this.sig(tool, params), toolCallId);
     return toolCallId;
   }
 
@@ -172,11 +185,7 @@ export class EngineHarness {
   outcome(tool: string, params: unknown, outcome: Outcome, options: CallOptions = {}): ToolCallRecord | undefined {
     const { resultHash, unknownToolName } = this.outcomeHash(tool, params, outcome);
     if (resultHash === undefined) return undefined;
-    const { argsHash } = this.sig(tool, params);
-    return this.session.recordOutcome(
-      { toolName: tool, argsHash, toolCallId: options.toolCallId, runId: options.runId, resultHash, unknownToolName },
-      this.config,
-    );
+    return this.runOf(options.runId).recordOutcome(this.sig(tool, params), options.toolCallId, resultHash, unknownToolName);
   }
 
   /** One completed call: a pre-call record, then its outcome matched by toolCallId. */
@@ -197,12 +206,12 @@ export class EngineHarness {
 
   /** "check tool{args}": the session's check (detector + hook log lines + suppression), nothing recorded. */
   check(tool: string, params: unknown, options: Omit<CallOptions, 'toolCallId'> = {}): LoopCheck {
-    return this.session.check(this.sig(tool, params, options.runId), this.config);
+    return this.runOf(options.runId).check(this.sig(tool, params));
   }
 
   /** Pure detection (no suppression, no logging) for the next call; `undefined` = not stuck. */
   detect(tool: string, params: unknown, options: Omit<CallOptions, 'toolCallId'> = {}): LoopVerdict | undefined {
-    return detectToolCallLoop(this.session.history.view(options.runId), this.sig(tool, params, options.runId), this.config)?.verdict;
+    return detectToolCallLoop(this.history.view(options.runId), this.sig(tool, params), this.config)?.verdict;
   }
 
   /**
@@ -222,7 +231,7 @@ export class EngineHarness {
 
   /** The history records, oldest first. */
   records(): ToolCallRecord[] {
-    return this.session.history.records();
+    return this.history.records();
   }
 }
 

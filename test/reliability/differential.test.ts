@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig, type LoopDetectionConfig, type ResolvedLoopDetectionConfig } from '../../src/config/index.js';
-import { detectToolCallLoop, LoopSession, type LoopVerdict, type ToolCallRecord, type ToolCallSignature } from '../../src/engine/index.js';
+import { detectToolCallLoop, LoopRun, ToolCallHistory, type LoopVerdict, type ToolCallRecord, type ToolCallSignature } from '../../src/engine-entry.js';
 import { ReferenceSession, referenceDetect, type ReferenceRecord, type ReferenceVerdict } from '../helpers/reference-model.js';
 import { fcParams, fuzzTimeout, reportCount } from './fuzz-runs.js';
 
@@ -74,7 +74,10 @@ const configArb: fc.Arbitrary<LoopDetectionConfig> = fc.record(
 /** How a signature is derived from a tool and an arg: the engine's form, or a foreign pre-computed hash. */
 type HashStyle = 'tool-prefixed' | 'foreign';
 
-function signature(tool: string, arg: string, run: string | undefined, style: HashStyle): ToolCallSignature {
+/** A call in one of the session's runs. */
+type RunCall = ToolCallSignature & { readonly runId?: string };
+
+function signature(tool: string, arg: string, run: string | undefined, style: HashStyle): RunCall {
   const knownPoll = tool === 'command_status' || (tool === 'process' && arg !== 'c');
   const argsHash = style === 'tool-prefixed' ? `${tool}:${arg}` : `h:${arg}`;
   return run === undefined ? { toolName: tool, argsHash, knownPoll } : { toolName: tool, argsHash, knownPoll, runId: run };
@@ -111,14 +114,22 @@ function comparableRecords(records: ReadonlyArray<ToolCallRecord | ReferenceReco
 }
 
 interface Pending {
-  readonly sig: ToolCallSignature;
+  readonly sig: RunCall;
   readonly toolCallId?: string;
 }
 
 /** Replays `ops` on the engine and on the reference, comparing after every step. */
 function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle): void {
   const config: ResolvedLoopDetectionConfig = resolveLoopDetectionConfig(block);
-  const engine = new LoopSession();
+  // One OpenClaw session: a run per run id, all sharing one history window.
+  const history = new ToolCallHistory();
+  const runs = new Map<string, LoopRun>();
+  const runOf = (runId: string | undefined): LoopRun => {
+    const key = runId?.trim() ?? '';
+    let run = runs.get(key);
+    if (!run) runs.set(key, (run = new LoopRun({ config, runId: key, history })));
+    return run;
+  };
   const reference = new ReferenceSession();
   const pending: Pending[] = [];
   let nextId = 0;
@@ -128,14 +139,14 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
     switch (op.kind) {
       case 'call': {
         const sig = signature(TOOLS[op.tool], ARGS[op.arg], RUNS[op.run], style);
-        const got = engine.check(sig, config);
+        const got = runOf(sig.runId).check(sig);
         const want = reference.check(sig, config);
         expect(comparable(got.verdict), where).toEqual(comparable(want.verdict));
         expect({ emit: got.emit, blocked: got.blocked }, where).toEqual({ emit: want.emit, blocked: want.blocked });
         if (!got.blocked) {
           const toolCallId = op.withCallId ? `call-${nextId++}` : undefined;
           const call = { toolName: sig.toolName, argsHash: sig.argsHash, toolCallId, runId: sig.runId };
-          engine.recordCall(call, config);
+          runOf(sig.runId).recordCall(sig, toolCallId);
           if (config.trackHistory) reference.history.recordCall(call, config.historySize);
           pending.push({ sig, toolCallId });
         }
@@ -143,7 +154,7 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
       }
       case 'outcome':
       case 'orphan': {
-        let sig: ToolCallSignature;
+        let sig: RunCall;
         let toolCallId: string | undefined;
         if (op.kind === 'outcome' && pending.length > 0) {
           const [picked] = pending.splice(op.pick % pending.length, 1);
@@ -155,20 +166,20 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
           toolCallId = o.withCallId ? `orphan-${nextId++}` : undefined;
         }
         const outcome = { toolName: sig.toolName, argsHash: sig.argsHash, toolCallId, runId: sig.runId, ...outcomeOf(op.result, op.unknown) };
-        engine.recordOutcome(outcome, config);
+        runOf(sig.runId).recordOutcome(sig, toolCallId, outcome.resultHash, outcome.unknownToolName);
         if (config.trackHistory) reference.history.recordOutcome(outcome, config.historySize);
         break;
       }
       case 'probe': {
         const sig = signature(TOOLS[op.tool], ARGS[op.arg], RUNS[op.run], style);
-        const got = detectToolCallLoop(engine.history.view(sig.runId), sig, config)?.verdict;
+        const got = detectToolCallLoop(history.view(sig.runId), sig, config)?.verdict;
         const want = referenceDetect(reference.history, sig, config);
         expect(comparable(got), where).toEqual(comparable(want));
         break;
       }
     }
-    expect(engine.history.size, where).toBeLessThanOrEqual(config.historySize);
-    expect(comparableRecords(engine.history.records()), where).toEqual(comparableRecords(reference.history.records));
+    expect(history.size, where).toBeLessThanOrEqual(config.historySize);
+    expect(comparableRecords(history.records()), where).toEqual(comparableRecords(reference.history.records));
   });
 
   // Final sweep: every possible next call in every run agrees.
@@ -176,7 +187,7 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
     for (const tool of TOOLS) {
       for (const arg of ARGS) {
         const sig = signature(tool, arg, run, style);
-        const got = detectToolCallLoop(engine.history.view(sig.runId), sig, config)?.verdict;
+        const got = detectToolCallLoop(history.view(sig.runId), sig, config)?.verdict;
         expect(comparable(got), `final ${tool} ${arg} ${JSON.stringify(run)}`).toEqual(comparable(referenceDetect(reference.history, sig, config)));
       }
     }
@@ -185,7 +196,7 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
 
 describe('differential: engine vs the scan-based reference model (spec §b.3–§b.5)', () => {
   it(
-    'LoopSession.check / detectToolCallLoop / history records equal the reference on random histories',
+    'LoopRun.check / detectToolCallLoop / history records equal the reference on random histories',
     () => {
       const started = performance.now();
       const params = fcParams(300);

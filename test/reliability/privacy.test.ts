@@ -7,7 +7,7 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDigester } from '../../src/engine/index.js';
+import { createDigester } from '../../src/engine-entry.js';
 import { traceRun, traceToolCall, ToolLoopSpanProcessor, type LoopEvent, type ToolLoopSpanProcessorOptions } from '../../src/index.js';
 import { resolveProcessorOptions } from '../../src/otel/options.js';
 import * as sc from '../../src/semconv.js';

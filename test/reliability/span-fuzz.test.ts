@@ -11,32 +11,32 @@ import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanE
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../src/config/index.js';
-import { LoopSession } from '../../src/engine/index.js';
+import { ToolCallHistory } from '../../src/engine-entry.js';
 import { ToolLoopSpanProcessor } from '../../src/index.js';
 import { RecordingDiagLogger } from '../helpers/otel-harness.js';
 import { fcParams, fuzzTimeout, LONG_RUN, reportCount } from './fuzz-runs.js';
 import { fuzzSettings, SpanDriver, spanOp } from './span-arbitraries.js';
 
-/** Every history a `LoopSession` holds, checked against `historySize` after each write. */
+/** Every history a run holds, checked against `historySize` after each write. */
 const historyViolations: string[] = [];
-const original = { recordCall: LoopSession.prototype.recordCall, recordOutcome: LoopSession.prototype.recordOutcome };
+const original = { appendCall: ToolCallHistory.prototype.appendCall, attachOutcome: ToolCallHistory.prototype.attachOutcome };
 
 beforeAll(() => {
-  LoopSession.prototype.recordCall = function (this: LoopSession, ...args: Parameters<LoopSession['recordCall']>) {
-    const out = original.recordCall.apply(this, args);
-    if (this.history.size > args[1].historySize) historyViolations.push(`recordCall: ${this.history.size} > ${args[1].historySize}`);
-    return out;
+  ToolCallHistory.prototype.appendCall = function (this: ToolCallHistory, ...args: Parameters<ToolCallHistory['appendCall']>) {
+    original.appendCall.apply(this, args);
+    const historySize = args[4];
+    if (this.size > historySize) historyViolations.push(`recordCall: ${this.size} > ${historySize}`);
   };
-  LoopSession.prototype.recordOutcome = function (this: LoopSession, ...args: Parameters<LoopSession['recordOutcome']>) {
-    const out = original.recordOutcome.apply(this, args);
-    if (this.history.size > args[1].historySize) historyViolations.push(`recordOutcome: ${this.history.size} > ${args[1].historySize}`);
-    return out;
+  ToolCallHistory.prototype.attachOutcome = function (this: ToolCallHistory, ...args: Parameters<ToolCallHistory['attachOutcome']>) {
+    original.attachOutcome.apply(this, args);
+    const historySize = args[6];
+    if (this.size > historySize) historyViolations.push(`recordOutcome: ${this.size} > ${historySize}`);
   };
 });
 
 afterAll(() => {
-  LoopSession.prototype.recordCall = original.recordCall;
-  LoopSession.prototype.recordOutcome = original.recordOutcome;
+  ToolCallHistory.prototype.appendCall = original.appendCall;
+  ToolCallHistory.prototype.attachOutcome = original.attachOutcome;
   diag.disable();
 });
 

@@ -8,9 +8,10 @@ import { expandInputs } from '../files.js';
 import type { Progress } from '../progress.js';
 import { readInputFile, type DetectedKind } from '../readers/input.js';
 import type { InputFormat, InputProblem } from '../readers/types.js';
-import { prepareTrajectoryCall, replayCall } from '../replay/call-sequence.js';
-import { RunReplay, type ReplayEvent, type RunCounters } from '../replay/run-replay.js';
+import { CallSequence } from '../replay/call-sequence.js';
 import { prepareSpan } from '../replay/prepared-span.js';
+import { emptyCounters, type ReplayEvent, type RunCounters } from '../replay/run-replay.js';
+import { SpanReplayer } from '../replay/span-replayer.js';
 import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
 import type { SpanView } from '../../spans/span-view.js';
 import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS } from '../../otel/options.js';
@@ -123,6 +124,12 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
   const adapters = options.adapters ?? DEFAULT_ADAPTERS;
   const resolver = new AgentConfigResolver(options.config, options.configLogger ?? silentLogger, options.configSource);
   const logger = options.logger ?? silentLogger;
+  const replayOptions = {
+    configFor: (agentId: string | undefined) => resolver.forAgent(agentId),
+    logger,
+    runIdleTtlMs: options.runIdleTtlMs ?? DEFAULT_RUN_IDLE_TTL_MS,
+    maxLiveRuns: options.maxLiveRuns ?? DEFAULT_MAX_LIVE_RUNS,
+  };
   const problems: InputProblem[] = [];
   const report = (problem: InputProblem) => {
     problems.push(problem);
@@ -143,14 +150,17 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
     let spans = 0;
     let calls = 0;
     let fileProblems = 0;
-    let trajectory: RunReplay | undefined;
+    let trajectory: { sequence: CallSequence; replayer: SpanReplayer } | undefined;
     let empty = false;
     const progress = () => options.progress?.update(() => `analyzing ${fileIndex + 1}/${expanded.files.length} ${file}: ${spans} spans, ${calls} calls`);
     await readInputFile(file, options.format, {
       format(detected, how) {
         format = detected;
         layout = how;
-        if (detected === 'trajectory') trajectory = new RunReplay(file, { logger });
+        if (detected === 'trajectory') {
+          trajectory = { sequence: new CallSequence(file), replayer: new SpanReplayer({ ...replayOptions, maxLiveRuns: 1 }) };
+          trajectory.sequence.open(trajectory.replayer);
+        }
       },
       span(span) {
         spans += 1;
@@ -172,7 +182,7 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
       call(call) {
         if (options.skipSynthetic && call.synthetic) return;
         calls += 1;
-        replayCall(trajectory!, prepareTrajectoryCall(digester, call), resolver.forAgent(undefined));
+        trajectory!.sequence.replay(trajectory!.replayer, trajectory!.sequence.prepare(digester, call, calls));
         if ((calls & 255) === 0) progress();
       },
       empty() {
@@ -185,17 +195,16 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
     });
     progress();
     inputs.push({ file, ...(format !== undefined ? { format } : {}), ...(layout !== undefined ? { layout } : {}), spans, calls, problems: fileProblems, ...(empty ? { empty } : {}) });
-    if (trajectory) runs.push(runReport({ id: file, format: 'trajectory', source: file }, trajectory.counters, trajectory.events));
+    if (trajectory) {
+      trajectory.sequence.close(trajectory.replayer);
+      const replay = trajectory.replayer.runs[0]?.replay;
+      runs.push(runReport({ id: file, format: 'trajectory', source: file }, replay?.counters ?? emptyCounters(), replay?.events ?? []));
+    }
   }
 
   if (pool.length > 0) {
     options.progress?.update(() => `replaying ${pool.length} spans`);
-    const traceRuns = replayTraces(pool, {
-      resolver,
-      logger,
-      runIdleTtlMs: options.runIdleTtlMs ?? DEFAULT_RUN_IDLE_TTL_MS,
-      maxLiveRuns: options.maxLiveRuns ?? DEFAULT_MAX_LIVE_RUNS,
-    });
+    const traceRuns = replayTraces(pool, replayOptions);
     const formatOf = new Map(inputs.map((input) => [input.file, input.format]));
     for (const run of traceRuns) {
       const format = formatOf.get(run.source ?? '');

@@ -1,7 +1,7 @@
 import type { Digester } from '../../engine/hashing/digest.js';
 import type { OutcomeHash } from '../../engine/hashing/outcome-hash.js';
-import type { ToolSpanAdapter, RunScopeHint } from '../../spans/adapters/adapter.js';
-import type { SpanView } from '../../spans/span-view.js';
+import type { ToolCallSignature } from '../../engine/types.js';
+import type { ToolSpanAdapter } from '../../spans/adapters/adapter.js';
 import {
   describeAtEnd,
   describeToolSpanCall,
@@ -9,34 +9,51 @@ import {
   knownAtStart,
   matchSpanEnd,
   readSpanStart,
-  type CallIdentity,
+  type SpanReading,
+  type ToolCallSource,
 } from '../../spans/span-reading.js';
+import type { SpanView } from '../../spans/span-view.js';
 
-/** A finished tool span reduced to what detection needs: hashes, never raw content. */
-export interface PreparedToolCall {
-  readonly adapter: string;
-  readonly toolName: string;
-  readonly toolCallId?: string;
-  /** True when the call is judged at span start (arguments known at start); else at end. */
-  readonly atStart: boolean;
-  /** Recognised only at span end (`matchEnd`): the span resolved its scope as a non-tool span. */
-  readonly matchedAtEnd?: boolean;
-  readonly identity: CallIdentity;
-  readonly outcome: OutcomeHash;
+/**
+ * A finished tool span reduced to what detection needs: hashes, never raw content. It answers
+ * the span guard from what was hashed once, so one file can be replayed under many settings.
+ */
+export class PreparedToolCall implements ToolCallSource<unknown> {
+  constructor(
+    /** The name of the adapter that recognised the span. */
+    readonly adapterName: string,
+    readonly toolName: string,
+    readonly toolCallId: string | undefined,
+    /** True when the call is judged at span start (arguments known at start); else at end. */
+    readonly atStart: boolean,
+    readonly call: ToolCallSignature,
+    readonly hashedOutcome: OutcomeHash,
+  ) {}
+
+  callAtStart(): ToolCallSignature | undefined {
+    return this.atStart ? this.call : undefined;
+  }
+
+  callAtEnd(): ToolCallSignature {
+    return this.call;
+  }
+
+  outcome(): OutcomeHash {
+    return this.hashedOutcome;
+  }
 }
 
-/** A finished span reduced to what replay needs. */
-export interface PreparedSpan {
-  readonly hint?: RunScopeHint;
-  readonly compactionRetry: boolean;
-  readonly tool?: PreparedToolCall;
+/** A finished span reduced to what replay needs; its start reading is what the span guard reads. */
+export interface PreparedSpan extends SpanReading<unknown> {
+  /** A tool span recognised only at its end (`matchEnd`): at start it resolves its scope as a non-tool span. */
+  readonly lateTool?: PreparedToolCall;
 }
 
 /**
- * Reads and hashes a finished span once: start reading, then (for tool spans) the
- * identity — from the start reading when arguments were known at start, else from the end
- * reading — and the outcome hash. Hashing does not depend on config or run scope, so the
- * result can be replayed under any number of settings.
+ * Reads and hashes a finished span once: start reading, then (for tool spans) the call —
+ * from the start reading when arguments were known at start, else from the end reading —
+ * and the outcome hash. Hashing does not depend on config or run scope, so the result can be
+ * replayed under any number of settings.
  */
 export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Digester, span: SpanView): PreparedSpan {
   const reading = readSpanStart(adapters, span);
@@ -56,14 +73,13 @@ export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Dige
   const described = atStart
     ? describeToolSpanCall(digester, start.toolName, start.argsHash, start.knownPoll, start.arguments)
     : describeAtEnd(digester, start, end);
-  const tool: PreparedToolCall = {
-    adapter: adapter.name,
-    toolName: start.toolName,
-    ...(start.toolCallId !== undefined ? { toolCallId: start.toolCallId } : {}),
+  const tool = new PreparedToolCall(
+    adapter.name,
+    start.toolName,
+    start.toolCallId,
     atStart,
-    ...(matchedAtEnd ? { matchedAtEnd } : {}),
-    identity: described.identity,
-    outcome: hashToolSpanOutcome(digester, start.toolName, described.params, end),
-  };
-  return { ...base, tool };
+    described.call,
+    hashToolSpanOutcome(digester, start.toolName, described.params, end),
+  );
+  return matchedAtEnd ? { ...base, lateTool: tool } : { ...base, tool };
 }

@@ -1,9 +1,11 @@
-import type { AgentConfigResolver } from '../../config/agent-config-resolver.js';
+import type { ResolvedLoopDetectionConfig } from '../../engine/config.js';
 import type { EngineLogger } from '../../util/logger.js';
-import { RunRegistry } from '../../spans/run-registry.js';
-import { RunScopes, type SpanScope } from '../../spans/run-scope.js';
-import { RunReplay, type CallHandle } from './run-replay.js';
+import type { SpanScope } from '../../spans/run-scope.js';
+import { SpanGuard, type GuardedRun } from '../../spans/span-guard.js';
+import type { SpanReader } from '../../spans/span-reading.js';
+import { silentLogger } from '../../util/logger.js';
 import type { PreparedSpan } from './prepared-span.js';
+import { RunReplay } from './run-replay.js';
 
 /** A span of a recorded trace, already read and hashed (see `prepareSpan`). */
 export interface ReplaySpan {
@@ -16,6 +18,8 @@ export interface ReplaySpan {
   readonly prepared: PreparedSpan;
   /** Where the span was read from (file name), for reports. */
   readonly source?: string;
+  /** The recorded step number of a trajectory call. */
+  readonly step?: number;
 }
 
 /** One run instance seen during a replay. */
@@ -26,111 +30,90 @@ export interface ReplayedRun {
   readonly replay: RunReplay;
 }
 
-interface ToolState {
-  readonly scope: SpanScope;
-  readonly index: number;
-  handle?: CallHandle;
-}
-
 export interface SpanReplayerOptions {
-  readonly resolver: AgentConfigResolver;
+  /** A run's settings, from its agent id. */
+  readonly configFor: (agentId: string | undefined) => ResolvedLoopDetectionConfig;
   readonly logger?: EngineLogger;
   /** The processor's idle TTL and live-run cap, applied in replay time. */
   readonly runIdleTtlMs: number;
   readonly maxLiveRuns: number;
+  /** Keep each run's event list (off for sweeps: counters only). Default true. */
+  readonly keepEvents?: boolean;
 }
 
+/** Prepared spans are read from what was hashed once. */
+const PREPARED_READER: SpanReader<ReplaySpan> = {
+  readStart: (span) => span.prepared,
+  matchEnd: (span) => span.prepared.lateTool,
+};
+
 /**
- * Replays the span starts and ends of one process's recorded traces, in time order, the way
- * the span processor sees them live: adapters' run-scope hints and the parent span resolve
- * the run ({@link RunScopes}, shared with the processor); `compaction.retry` spans arm the
- * run's guard; a tool span is judged at start when its arguments were known at start, else
- * at its end; outcomes are recorded at end unless the call was blocked at its start; a run's state is
- * released when its root span ends, after the idle TTL, or by the live-run cap
- * ({@link RunRegistry}, shared with the processor, driven by the recorded timestamps).
+ * Replays the span starts and ends of one process's recorded spans, in time order, through the
+ * span guard the processor drives live — scopes, judging, recording, the post-compaction guard
+ * and run releases in replay time — and only counts what the guard decides, per run instance.
  */
 export class SpanReplayer {
-  private readonly scopes = new RunScopes();
-  private readonly tools = new WeakMap<ReplaySpan, ToolState>();
-  private readonly registry: RunRegistry<ReplayedRun>;
-  private readonly resolver: AgentConfigResolver;
-  private readonly logger?: EngineLogger;
+  private readonly guard: SpanGuard<ReplaySpan>;
+  private readonly replays = new WeakMap<GuardedRun, ReplayedRun>();
+  /** The index of each tool span's call in its run, from its start to its end. */
+  private readonly indexes = new WeakMap<ReplaySpan, number>();
+  private readonly keepEvents: boolean;
   /** Every run instance, in order of creation. */
   readonly runs: ReplayedRun[] = [];
   private time = 0;
-  private currentSource?: string;
 
   constructor(options: SpanReplayerOptions) {
-    this.resolver = options.resolver;
-    this.logger = options.logger;
-    this.registry = new RunRegistry<ReplayedRun>(
-      { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
-      () => this.time,
-      // Released runs keep their report; nothing else to do.
-      () => undefined,
-    );
+    this.keepEvents = options.keepEvents ?? true;
+    this.guard = new SpanGuard<ReplaySpan>({
+      reader: PREPARED_READER,
+      configFor: options.configFor,
+      logger: options.logger ?? silentLogger,
+      clock: () => this.time,
+      runIdleTtlMs: options.runIdleTtlMs,
+      maxLiveRuns: options.maxLiveRuns,
+    });
   }
 
   /** A span starts at `timeMs`; `parent` is its parent span when that is local (same process). */
   start(span: ReplaySpan, parent: ReplaySpan | undefined, timeMs: number): void {
     this.time = timeMs;
-    this.currentSource = span.source;
-    const { prepared } = span;
-    // A span recognised only at its end (`matchEnd`) resolves its scope as a non-tool span.
-    const tool = prepared.tool?.matchedAtEnd ? undefined : prepared.tool;
-    const scope = this.scopes.resolve(span, { traceId: span.traceId, spanId: span.spanId }, prepared.hint, parent, tool !== undefined || prepared.compactionRetry);
-    if (scope.isRunRoot) this.registry.openRoot(scope.runKey);
-    if (prepared.compactionRetry) {
-      const run = this.touch(scope);
-      run.replay.arm(this.resolver.forAgent(scope.agentId));
-    }
-    if (!tool) return;
-    const config = this.resolver.forAgent(scope.agentId);
-    const run = this.touch(scope);
-    const state: ToolState = { scope, index: run.replay.nextIndex() };
-    this.tools.set(span, state);
-    if (tool.atStart) {
-      state.handle = run.replay.judge(tool.identity, config, { index: state.index, toolCallId: tool.toolCallId, phase: 'start' });
-    }
+    const started = this.guard.start(span, span, parent);
+    if (!started?.run) return;
+    const { replay } = this.replayOf(started.run, started.scope, span.source);
+    if (started.armed) replay.armed(started.armed);
+    if (!started.tool) return;
+    const index = replay.nextIndex();
+    this.indexes.set(span, index);
+    if (started.verdict) replay.verdict(started.verdict, started.tool.toolName, index, span.step);
   }
 
   /** A span ends at `timeMs`. */
   end(span: ReplaySpan, timeMs: number): void {
     this.time = timeMs;
-    this.currentSource = span.source;
-    const tool = span.prepared.tool;
-    let state = this.tools.get(span);
-    if (!state && tool?.matchedAtEnd) {
-      const scope: SpanScope = this.scopes.get(span) ?? { runKey: span.traceId, isRunRoot: false };
-      state = { scope, index: this.touch(scope).replay.nextIndex() };
+    const finished = this.guard.finish(span);
+    if (finished) {
+      const { replay } = this.replayOf(finished.run, finished.scope, span.source);
+      const index = finished.matchedAtEnd ? replay.nextIndex() : (this.indexes.get(span) ?? replay.nextIndex());
+      this.indexes.delete(span);
+      if (finished.verdict) replay.verdict(finished.verdict, finished.tool.toolName, index, span.step);
+      if (finished.abort) replay.abort(finished.abort, index, span.step);
     }
-    if (state && tool) {
-      const run = this.touch(state.scope);
-      const config = this.resolver.forAgent(state.scope.agentId);
-      state.handle ??= run.replay.judge(tool.identity, config, { index: state.index, toolCallId: tool.toolCallId, phase: 'end' });
-      run.replay.complete(state.handle, tool.outcome);
-      this.tools.delete(span);
-    }
-    const closed = this.scopes.closedBy(span, span.traceId, span.parentSpanId !== undefined);
-    if (closed !== undefined) this.registry.closeRoot(closed);
+    this.guard.close(span, span.traceId, span.parentSpanId !== undefined);
   }
 
   /** Releases every live run (end of input). */
   finish(): void {
-    this.registry.clear('shutdown');
+    this.guard.releaseAll('shutdown');
   }
 
-  private touch(scope: SpanScope): ReplayedRun {
-    const run = this.registry.touch(scope.runKey, () => {
-      const created: ReplayedRun = {
-        runKey: scope.runKey,
-        source: this.currentSource,
-        replay: new RunReplay(scope.runKey, { logger: this.logger, now: () => this.time }),
-      };
-      this.runs.push(created);
-      return created;
-    });
-    if (run.agentId === undefined && scope.agentId !== undefined) run.agentId = scope.agentId;
-    return run;
+  private replayOf(run: GuardedRun, scope: SpanScope, source: string | undefined): ReplayedRun {
+    let replayed = this.replays.get(run);
+    if (!replayed) {
+      replayed = { runKey: run.runKey, source, replay: new RunReplay(this.keepEvents) };
+      this.replays.set(run, replayed);
+      this.runs.push(replayed);
+    }
+    if (replayed.agentId === undefined && scope.agentId !== undefined) replayed.agentId = scope.agentId;
+    return replayed;
   }
 }

@@ -1,4 +1,4 @@
-import type { AgentConfigResolver } from '../../config/agent-config-resolver.js';
+import type { ResolvedLoopDetectionConfig } from '../../engine/config.js';
 import type { EngineLogger } from '../../util/logger.js';
 import { SpanReplayer, type ReplayedRun, type ReplaySpan } from './span-replayer.js';
 
@@ -28,7 +28,8 @@ export interface ProcessRun extends ReplayedRun {
 }
 
 export interface TraceReplayOptions {
-  readonly resolver: AgentConfigResolver;
+  /** A run's settings, from its agent id. */
+  readonly configFor: (agentId: string | undefined) => ResolvedLoopDetectionConfig;
   readonly logger?: EngineLogger;
   readonly runIdleTtlMs: number;
   readonly maxLiveRuns: number;

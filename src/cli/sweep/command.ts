@@ -155,7 +155,7 @@ export async function runSweep(argv: readonly string[], io: CliIo): Promise<numb
   const shipped = evaluate(runs, resolveLoopDetectionConfig(undefined));
   const best = rows.find((row) => row.metrics.resolved.blocked === 0 && row.metrics.loops.blocked > 0);
   const shown = top === undefined ? rows : rows.slice(0, top);
-  const calls = runs.reduce((total, run) => total + run.calls.length, 0);
+  const calls = runs.reduce((total, run) => total + run.sequence.calls.length, 0);
   const timing = { hashMs: Math.round(hashedAt - started), sweepMs: Math.round(sweptAt - hashedAt), settings: rows.length, gridPoints: points.length };
 
   if (values.json) {

@@ -5,14 +5,15 @@ import type { Digester } from '../../engine/hashing/digest.js';
 import type { Progress } from '../progress.js';
 import { readInputFile } from '../readers/input.js';
 import type { InputProblem } from '../readers/types.js';
-import { prepareTrajectoryCall, replayCall, type SequencedCall } from '../replay/call-sequence.js';
-import { RunReplay } from '../replay/run-replay.js';
+import { CallSequence } from '../replay/call-sequence.js';
+import { emptyCounters } from '../replay/run-replay.js';
+import { SpanReplayer } from '../replay/span-replayer.js';
 import type { RunLabel } from './labels.js';
 
 /** A labelled run, hashed once. */
 export interface HashedRun {
   readonly label: RunLabel;
-  readonly calls: readonly SequencedCall[];
+  readonly sequence: CallSequence;
 }
 
 /** Reads and hashes each labelled run once (trajectory JSONL). */
@@ -23,20 +24,20 @@ export async function hashRuns(
 ): Promise<HashedRun[]> {
   const runs: HashedRun[] = [];
   for (const [index, label] of labels.entries()) {
-    const calls: SequencedCall[] = [];
+    const sequence = new CallSequence(label.id);
     let readable = true;
     await readInputFile(label.file, 'trajectory', {
       format() {},
       span() {},
       call(call) {
-        if (!(options.skipSynthetic && call.synthetic)) calls.push(prepareTrajectoryCall(digester, call));
+        if (!(options.skipSynthetic && call.synthetic)) sequence.add(digester, call);
       },
       problem(message, line) {
         if (line === undefined) readable = false;
         options.onProblem?.({ file: label.file, ...(line !== undefined ? { line } : {}), message });
       },
     });
-    if (readable) runs.push({ label, calls });
+    if (readable) runs.push({ label, sequence });
     options.progress?.update(() => `hashing ${index + 1}/${labels.length} runs`);
   }
   return runs;
@@ -63,9 +64,10 @@ export interface RunOutcome {
 
 /** Replays one hashed run under a resolved config, counters only. */
 export function replayHashedRun(run: HashedRun, config: ResolvedLoopDetectionConfig): RunOutcome {
-  const replay = new RunReplay(run.label.id, { keepEvents: false, now: () => 0 });
-  for (const call of run.calls) replayCall(replay, call, config);
-  const { calls, warnings, blocks, aborts, firstBlock } = replay.counters;
+  // One run at a time, in replay time 0: nothing is released before the run's root ends.
+  const replayer = new SpanReplayer({ configFor: () => config, keepEvents: false, runIdleTtlMs: Number.POSITIVE_INFINITY, maxLiveRuns: 1 });
+  run.sequence.replayAll(replayer);
+  const { calls, warnings, blocks, aborts, firstBlock } = replayer.runs[0]?.replay.counters ?? emptyCounters();
   return firstBlock === undefined ? { calls, warnings, blocks, aborts } : { calls, warnings, blocks, aborts, firstBlock };
 }
 

@@ -1,11 +1,11 @@
-import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
+import type { ResolvedLoopDetectionConfig } from '../config.js';
 import type { Detector, DetectorFinding } from './detector.js';
 import { detectGenericRepeat } from './generic-repeat.js';
 import { detectGlobalCircuitBreaker } from './global-circuit-breaker.js';
 import { detectKnownPollNoProgress } from './known-poll-no-progress.js';
 import { detectPingPong } from './ping-pong.js';
 import { detectUnknownToolRepeat } from './unknown-tool-repeat.js';
-import type { ScopedHistory } from '../history/tool-call-history.js';
+import type { ScopedHistory } from '../history/queries.js';
 import type { ToolCallSignature } from '../types.js';
 
 /** The decision order of spec §b.5: the first detector that finds something wins. */

@@ -1,5 +1,5 @@
-import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
-import type { ScopedHistory } from '../history/tool-call-history.js';
+import type { ResolvedLoopDetectionConfig } from '../config.js';
+import type { ScopedHistory } from '../history/queries.js';
 import type { LoopVerdict, ToolCallSignature } from '../types.js';
 
 /** The log line a detector writes when its row matches (spec §b.5, subsystem `agents/loop-detection`). */

@@ -12,7 +12,6 @@ export const detectGenericRepeat: Detector = (history, call, config) => {
   if (streak.count >= config.criticalThreshold) {
     return {
       verdict: {
-        stuck: true,
         level: 'critical',
         detector: 'generic_repeat',
         count: streak.count,
@@ -26,7 +25,6 @@ export const detectGenericRepeat: Detector = (history, call, config) => {
   if (recent >= config.warningThreshold) {
     return {
       verdict: {
-        stuck: true,
         level: 'warning',
         detector: 'generic_repeat',
         count: recent,

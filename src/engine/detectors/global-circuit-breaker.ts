@@ -9,7 +9,6 @@ export const detectGlobalCircuitBreaker: Detector = (history, call, config) => {
   if (streak.count < config.globalCircuitBreakerThreshold) return undefined;
   return {
     verdict: {
-      stuck: true,
       level: 'critical',
       detector: 'global_circuit_breaker',
       count: streak.count,

@@ -12,7 +12,6 @@ export const detectKnownPollNoProgress: Detector = (history, call, config) => {
   if (streak.count >= config.criticalThreshold) {
     return {
       verdict: {
-        stuck: true,
         level: 'critical',
         detector: 'known_poll_no_progress',
         count: streak.count,
@@ -25,7 +24,6 @@ export const detectKnownPollNoProgress: Detector = (history, call, config) => {
   if (streak.count >= config.warningThreshold) {
     return {
       verdict: {
-        stuck: true,
         level: 'warning',
         detector: 'known_poll_no_progress',
         count: streak.count,

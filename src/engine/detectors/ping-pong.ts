@@ -11,7 +11,7 @@ export const detectPingPong: Detector = (history, call, config) => {
   const candidate = history.pingPong(call.argsHash);
   if (candidate.count === 0 || candidate.count < config.warningThreshold) return undefined;
   const warningKey = `pingpong:${[call.argsHash, candidate.pairedSignature ?? ''].sort().join('|')}`;
-  const base = { stuck: true, detector: 'ping_pong', count: candidate.count, warningKey, pairedToolName: candidate.pairedToolName, pairedSignature: candidate.pairedSignature } as const;
+  const base = { detector: 'ping_pong', count: candidate.count, warningKey, pairedToolName: candidate.pairedToolName, pairedSignature: candidate.pairedSignature } as const;
   if (candidate.count >= config.criticalThreshold && history.pingPongNoProgressEvidence(candidate)) {
     return {
       verdict: {

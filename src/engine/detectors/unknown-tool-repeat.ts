@@ -11,7 +11,6 @@ export const detectUnknownToolRepeat: Detector = (history, call, config) => {
   const name = streak.unknownToolName ?? call.toolName;
   return {
     verdict: {
-      stuck: true,
       level: 'critical',
       detector: 'unknown_tool_repeat',
       count: streak.count,

@@ -1,79 +1,12 @@
 import { RingQueue } from '../../util/ring-queue.js';
 import type { ToolCallRecord } from '../types.js';
+import { ScopeView, type ScopedHistory } from './queries.js';
+import { ScopeLog, signatureKey } from './record-ring.js';
 
 /** Trims a run id; empty means "no run id" (spec §b.1). */
 export function normalizeRunId(runId: string | undefined): string | undefined {
   const trimmed = typeof runId === 'string' ? runId.trim() : '';
   return trimmed === '' ? undefined : trimmed;
-}
-
-/*
- * Memory layout (DESIGN §5: memory is bounded, and it is per record; docs/performance.md,
- * target 4). A span processor holds one history per live run, so the per-record and per-run
- * costs are what matter:
- * - A scope's records live in one array, STRIDE slots per record, used as a ring: no object
- *   header per record and no queue of pointers to records. Capacity doubles up to
- *   `historySize`, so a full history of 30 uses exactly 30 × 4 slots. The tool name is not
- *   stored: an args hash begins with it.
- * - The window shared by all scopes needs no queue of its own while a single scope holds
- *   records (the processor's case: its histories are per run); with several scopes, a queue
- *   says which scope each record of the window belongs to.
- * - Signature lookups scan the scope below INDEX_FROM records (bounded, one scan per call,
- *   where a map per run would cost ~1 KB); larger scopes keep a map from args hash to its newest record and count,
- *   and a link from each record to the next older one of its signature, so that per-call
- *   work does not grow with `historySize` (target 5).
- * - Timestamps are stored as offsets from the scope's first one: small integers (Smis) for
- *   a millisecond clock, where an absolute `Date.now()` would be a boxed heap number.
- * - String instances are shared where the value repeats (the args hash of a signature
- *   already in scope, a result hash equal to the signature's previous one), and stored
- *   strings are flattened (see {@link flat}).
- */
-
-// Slots of one record, STRIDE apart in a scope's ring.
-/** The args hash, which names the tool (`<toolName>:<digest>`, spec §b.2); else a {@link NamedArgsHash}. */
-const CALL = 0;
-const TOOL_CALL_ID = 1;
-/** `undefined` while pending; the result hash; or an {@link UnknownToolOutcome}. */
-const OUTCOME = 2;
-/** The timestamp minus the scope's epoch. */
-const TIME = 3;
-const STRIDE = 4;
-
-/** Scopes with at least this many records get a {@link SignatureIndex}; smaller ones are scanned. */
-const INDEX_FROM = 48;
-/** Smallest ring allocated for a scope, in records. */
-const MIN_CAPACITY = 4;
-
-/** An outcome that also names an unknown tool (rare: kept out of the common record layout). */
-class UnknownToolOutcome {
-  constructor(
-    readonly resultHash: string,
-    readonly unknownToolName: string,
-  ) {}
-}
-
-type Outcome = string | UnknownToolOutcome | undefined;
-
-/** An args hash that does not begin with `<toolName>:` (not one of ours), stored with its tool name. */
-class NamedArgsHash {
-  /** Its signature key (see {@link signatureKey}). */
-  readonly key: string;
-
-  constructor(
-    readonly toolName: string,
-    readonly argsHash: string,
-  ) {
-    this.key = `${toolName}\u0000${argsHash}`;
-  }
-}
-
-type Call = string | NamedArgsHash;
-
-/** Whether `argsHash` is `<toolName>:<digest without ':'>`, so that the tool name can be read back from it. */
-function namesTool(argsHash: string, toolName: string): boolean {
-  if (typeof argsHash !== 'string' || typeof toolName !== 'string') return false;
-  const n = toolName.length;
-  return argsHash.charCodeAt(n) === 0x3a && argsHash.startsWith(toolName) && argsHash.indexOf(':', n + 1) < 0;
 }
 
 /** A pre-call record's identity. */
@@ -88,341 +21,6 @@ export interface PendingCall {
 export interface HashedOutcome extends PendingCall {
   readonly resultHash: string;
   readonly unknownToolName?: string;
-}
-
-/**
- * The key of a (tool, args) signature (spec §b.4 compares both): the args hash itself when it
- * names its tool (`<toolName>:…`, every hash this package computes), else tool and hash joined,
- * so that a pre-computed hash shared by two tools still gives two signatures.
- */
-export function signatureKey(toolName: string, argsHash: string): string {
-  return namesTool(argsHash, toolName) ? argsHash : `${toolName}\u0000${argsHash}`;
-}
-
-/**
- * Returns `s`, flattened. A concatenated string is a rope of several heap objects
- * (`<tool>:<digest>` is built as one, and so is a digest with leading zeros from `padStart`);
- * reading a character makes V8 flatten it in place, and the next GC drops the rope in favour
- * of the flat copy (~40 B instead of ~90 B per args hash). Harmless on engines that do not.
- */
-function flat<T extends string | undefined>(s: T): T {
-  if (typeof s === 'string') s.charCodeAt(0);
-  return s;
-}
-
-/** Per-signature lookups of a large scope (see {@link ScopeLog.index}). */
-class SignatureIndex {
-  /** Signature key → its newest record and how many of its records are in scope. */
-  readonly bySignature = new Map<string, { newest: number; count: number }>();
-  /** By ring position: the next older record of the same signature (may be evicted: check `first`). */
-  older: number[];
-
-  constructor(capacity: number) {
-    this.older = new Array<number>(capacity).fill(-1);
-  }
-}
-
-/**
- * The records of one run scope, oldest first. Records are numbered in append order
- * (`first` ≤ seq < `end`); record `seq` lives at ring position `seq % capacity`.
- */
-class ScopeLog {
-  /** Sequence number of the oldest record. */
-  first = 0;
-  /** Sequence number of the next record. */
-  end = 0;
-  /** Length of the alternation tail ending at the newest record (spec §b.4 pingPong step 3). */
-  alternationTail = 0;
-  private slots: unknown[] = [];
-  /** Records the ring holds (an integer field: `seq % capacity` must stay an integer modulo). */
-  private capacity = 0;
-  /** Timestamps are stored minus this (the first timestamp; -0 once offsets stopped being exact). */
-  private epoch: number | undefined = undefined;
-  /** Present once the scope has reached INDEX_FROM records. */
-  private index: SignatureIndex | undefined = undefined;
-  /**
-   * Without an index: the signature last looked up, its newest record and its count. A call's
-   * check, record and outcome all ask about the same signature; this makes it one scan.
-   */
-  private lastKey: string | undefined = undefined;
-  private lastNewest = -1;
-  private lastCount = 0;
-
-  readonly runId: string | undefined;
-
-  constructor(runId: string | undefined) {
-    // Shared with the caller (the processor's run key): flattening it in place helps both.
-    this.runId = flat(runId);
-  }
-
-  get length(): number {
-    return this.end - this.first;
-  }
-
-  toolName(seq: number): string {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? call.slice(0, call.lastIndexOf(':')) : call.toolName;
-  }
-
-  /** Whether the record is a call of `toolName` (without building the stored name). */
-  isToolName(seq: number, toolName: string): boolean {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? namesTool(call, toolName) : call.toolName === toolName;
-  }
-
-  argsHash(seq: number): string {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? call : call.argsHash;
-  }
-
-  /** The record's signature key. */
-  keyOf(seq: number): string {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? call : call.key;
-  }
-
-  toolCallId(seq: number): string | undefined {
-    return this.slots[this.position(seq) + TOOL_CALL_ID] as string | undefined;
-  }
-
-  resultHash(seq: number): string | undefined {
-    const outcome = this.slots[this.position(seq) + OUTCOME] as Outcome;
-    return typeof outcome === 'object' ? outcome.resultHash : outcome;
-  }
-
-  unknownToolName(seq: number): string | undefined {
-    const outcome = this.slots[this.position(seq) + OUTCOME] as Outcome;
-    return typeof outcome === 'object' ? outcome.unknownToolName : undefined;
-  }
-
-  /** The newest record with this signature key, or -1. */
-  newestOf(key: string): number {
-    if (this.index) return this.index.bySignature.get(key)?.newest ?? -1;
-    this.lookUp(key);
-    return this.lastNewest;
-  }
-
-  /**
-   * The next record older than `seq` (a record with this signature) with the same signature.
-   * Walk a signature's records from {@link newestOf} for {@link countOf} steps.
-   */
-  olderOf(seq: number, key: string): number {
-    if (this.index) return this.index.older[seq % this.capacity];
-    return this.scanBack(seq - 1, key);
-  }
-
-  /** Records with this signature key, pending or not. */
-  countOf(key: string): number {
-    if (this.index) return this.index.bySignature.get(key)?.count ?? 0;
-    this.lookUp(key);
-    return this.lastCount;
-  }
-
-  /** Without an index: scans for the signature's newest record and count, unless it was the last one looked up. */
-  private lookUp(key: string): void {
-    if (key === this.lastKey) return;
-    const newest = this.scanBack(this.end - 1, key);
-    let count = 0;
-    for (let s = newest; s >= 0; s = this.scanBack(s - 1, key)) count += 1;
-    this.lastKey = key;
-    this.lastNewest = newest;
-    this.lastCount = count;
-  }
-
-  /** The newest record at or before `seq` with this signature key, or -1 (walks ring positions: no `%` per record). */
-  private scanBack(seq: number, key: string): number {
-    if (seq < this.first) return -1;
-    const { slots } = this;
-    let at = this.position(seq);
-    for (let s = seq; s >= this.first; s -= 1) {
-      const call = slots[at + CALL] as Call;
-      if ((typeof call === 'string' ? call : call.key) === key) return s;
-      at = (at === 0 ? slots.length : at) - STRIDE;
-    }
-    return -1;
-  }
-
-  /** Appends a pending record; `historySize` bounds the ring's growth. Returns its sequence number. */
-  push(toolName: string, argsHash: string, toolCallId: string | undefined, timestamp: number, historySize: number): number {
-    const key = signatureKey(toolName, argsHash);
-    const newest = this.newestOf(key);
-    // Reuse the stored instance of a signature already in scope.
-    const storedArgsHash = newest >= 0 ? this.argsHash(newest) : flat(argsHash);
-    this.alternationTail = this.nextAlternationTail(argsHash);
-    if (this.length === this.capacity) this.grow(this.nextCapacity(historySize));
-    const seq = this.end;
-    const at = this.position(seq);
-    const call: Call = namesTool(storedArgsHash, toolName) ? storedArgsHash : new NamedArgsHash(toolName, storedArgsHash);
-    this.slots[at + CALL] = call;
-    this.slots[at + TOOL_CALL_ID] = flat(toolCallId);
-    this.slots[at + OUTCOME] = undefined;
-    this.slots[at + TIME] = this.timeOffset(timestamp);
-    this.end += 1;
-    if (this.index) this.indexRecord(seq, typeof call === 'string' ? call : call.key, newest);
-    else {
-      // newestOf above made this the last signature looked up.
-      this.lastNewest = seq;
-      this.lastCount += 1;
-      if (this.length >= INDEX_FROM) this.buildIndex();
-    }
-    return seq;
-  }
-
-  /** Removes the oldest record. */
-  shift(): void {
-    const seq = this.first;
-    const at = this.position(seq);
-    // The evicted record is the oldest of its signature.
-    const key = this.keyOf(seq);
-    if (this.index) {
-      const entry = this.index.bySignature.get(key)!;
-      entry.count -= 1;
-      if (entry.count === 0) this.index.bySignature.delete(key);
-    } else if (key === this.lastKey) {
-      this.lastCount -= 1;
-      if (this.lastCount === 0) this.lastNewest = -1;
-    }
-    for (let k = 0; k < STRIDE; k += 1) this.slots[at + k] = undefined;
-    this.first += 1;
-    this.alternationTail = Math.min(this.alternationTail, this.length);
-  }
-
-  /** Attaches an outcome to a pending record. */
-  setOutcome(seq: number, resultHash: string, unknownToolName: string | undefined): void {
-    const hash = flat(resultHash);
-    this.slots[this.position(seq) + OUTCOME] = unknownToolName === undefined ? hash : new UnknownToolOutcome(hash, unknownToolName);
-  }
-
-  /** The public shape: absent fields omitted (spec §b.1). */
-  toRecord(seq: number): ToolCallRecord {
-    const at = this.position(seq);
-    const record: { -readonly [K in keyof ToolCallRecord]: ToolCallRecord[K] } = {
-      toolName: this.toolName(seq),
-      argsHash: this.argsHash(seq),
-      timestamp: this.epoch! + (this.slots[at + TIME] as number),
-    };
-    const toolCallId = this.slots[at + TOOL_CALL_ID] as string | undefined;
-    const resultHash = this.resultHash(seq);
-    const unknownToolName = this.unknownToolName(seq);
-    if (toolCallId !== undefined) record.toolCallId = toolCallId;
-    if (this.runId !== undefined) record.runId = this.runId;
-    if (resultHash !== undefined) record.resultHash = resultHash;
-    if (unknownToolName !== undefined) record.unknownToolName = unknownToolName;
-    return record;
-  }
-
-  private position(seq: number): number {
-    return (seq % this.capacity) * STRIDE;
-  }
-
-  /**
-   * The alternation tail after appending a record with `argsHash`: it extends the previous
-   * tail when the new record repeats the hash two places back (and differs from the newest),
-   * restarts at 2 when it merely differs from the newest, and at 1 otherwise.
-   */
-  private nextAlternationTail(argsHash: string): number {
-    if (this.length === 0 || this.argsHash(this.end - 1) === argsHash) return 1;
-    return this.length >= 2 && this.argsHash(this.end - 2) === argsHash ? this.alternationTail + 1 : 2;
-  }
-
-  /**
-   * The stored form of a timestamp: its offset from the epoch, as an int32 (a Smi in every
-   * V8 tier; the interpreter would box the difference of two heap numbers), when adding it
-   * back gives the timestamp exactly — always, for a millisecond clock within 24 days of the
-   * scope's first record. Otherwise the scope switches to epoch -0 (x + -0 is x for every x)
-   * and stores timestamps as they are.
-   */
-  private timeOffset(timestamp: number): number {
-    this.epoch ??= timestamp;
-    if (Object.is(this.epoch, -0)) return timestamp;
-    const offset = (timestamp - this.epoch) | 0;
-    if (Object.is(this.epoch + offset, timestamp)) return offset;
-    for (let s = this.first; s < this.end; s += 1) {
-      const at = this.position(s) + TIME;
-      this.slots[at] = (this.slots[at] as number) + this.epoch;
-    }
-    this.epoch = -0;
-    return timestamp;
-  }
-
-  /** Double, but not beyond `historySize`: a full history of 30 fills a ring of 30 exactly. */
-  private nextCapacity(historySize: number): number {
-    const doubled = Math.max(this.capacity * 2, MIN_CAPACITY);
-    return historySize < doubled ? Math.max(Math.ceil(historySize), this.length + 1) : doubled;
-  }
-
-  private grow(capacity: number): void {
-    const slots = new Array<unknown>(capacity * STRIDE);
-    const older = this.index ? new Array<number>(capacity).fill(-1) : undefined;
-    for (let s = this.first; s < this.end; s += 1) {
-      const from = this.position(s);
-      const to = (s % capacity) * STRIDE;
-      for (let k = 0; k < STRIDE; k += 1) slots[to + k] = this.slots[from + k];
-      if (older) older[s % capacity] = this.index!.older[s % this.capacity];
-    }
-    this.slots = slots;
-    this.capacity = capacity;
-    if (older) this.index!.older = older;
-  }
-
-  private buildIndex(): void {
-    this.lastKey = undefined;
-    this.index = new SignatureIndex(this.capacity);
-    for (let s = this.first; s < this.end; s += 1) {
-      const key = this.keyOf(s);
-      this.indexRecord(s, key, this.index.bySignature.get(key)?.newest ?? -1);
-    }
-  }
-
-  private indexRecord(seq: number, key: string, previous: number): void {
-    const index = this.index!;
-    index.older[seq % this.capacity] = previous;
-    const entry = index.bySignature.get(key);
-    if (entry) {
-      entry.newest = seq;
-      entry.count += 1;
-    } else index.bySignature.set(key, { newest: seq, count: 1 });
-  }
-}
-
-/** The outcome of the no-progress scan for one signature. */
-export interface NoProgressStreak {
-  readonly count: number;
-  readonly latestResultHash?: string;
-}
-
-/** The unknown-tool streak for one tool. */
-export interface UnknownToolStreak {
-  readonly count: number;
-  readonly unknownToolName?: string;
-}
-
-/** The ping-pong alternation the current call would continue, if any. */
-export interface PingPongCandidate {
-  /** `tail + 1`: the current call included. 0 when the call does not continue an alternation. */
-  readonly count: number;
-  readonly pairedToolName?: string;
-  readonly pairedSignature?: string;
-}
-
-/**
- * The derived quantities of spec §b.4 over one run scope's records, computed before the
- * current call is recorded. This is the input of every detector.
- */
-export interface ScopedHistory {
-  /**
-   * Hashed records of this signature, newest first, sharing the newest one's result hash.
-   * A signature is the tool and its args hash (spec §b.4, {@link signatureKey}).
-   */
-  noProgressStreak(argsHash: string, toolName: string): NoProgressStreak;
-  /** Records of this signature in scope, pending or not (`toolName` as for `noProgressStreak`). */
-  recentCount(argsHash: string, toolName: string): number;
-  /** Consecutive newest records of `toolName` sharing one extracted unknown-tool name. */
-  unknownToolStreak(toolName: string): UnknownToolStreak;
-  /** The alternation that a call with `argsHash` would continue. */
-  pingPong(argsHash: string): PingPongCandidate;
-  /** Whether the alternation tail (the newest `count - 1` records) shows no progress (step 5). */
-  pingPongNoProgressEvidence(candidate: PingPongCandidate): boolean;
 }
 
 /**
@@ -464,34 +62,68 @@ export class ToolCallHistory {
 
   /** The view of one run scope (`undefined` or blank = the unscoped records). */
   view(runId?: string): ScopedHistory {
-    return new ScopeView(this.scopeOf(normalizeRunId(runId)));
+    return this.scopedView(normalizeRunId(runId));
   }
 
-  /** Appends a pre-call record (spec §b.3 step 1), evicting the oldest beyond `historySize`. */
+  /** {@link view} for a run id that is already normalised (a run's hot path). */
+  scopedView(runId: string | undefined): ScopedHistory {
+    return new ScopeView(this.scopeOf(runId));
+  }
+
+
+  /** Appends a pre-call record (OpenClaw's before-tool-call step), evicting the oldest beyond `historySize`. */
   recordCall(call: PendingCall, historySize: number): void {
-    this.append(call.toolName, call.argsHash, call.toolCallId, normalizeRunId(call.runId), historySize);
+    this.appendCall(call.toolName, call.argsHash, call.toolCallId, normalizeRunId(call.runId), historySize);
   }
 
   /**
    * Attaches an outcome to the newest matching pending record of the same run, call id (when
-   * given), tool and args; appends a complete record when none matches (spec §b.3 step 2).
-   * Returns the record that holds the outcome.
+   * given), tool and args; appends a complete record when none matches, as OpenClaw's
+   * after-tool-call step does. Returns the record that holds the outcome.
    */
-  recordOutcome(
-    outcome: HashedOutcome,
-    historySize: number,
-  ): ToolCallRecord {
+  recordOutcome(outcome: HashedOutcome, historySize: number): ToolCallRecord {
     const runId = normalizeRunId(outcome.runId);
+    const { scope, seq } = this.attach(outcome.toolName, outcome.argsHash, outcome.toolCallId, runId, outcome.resultHash, outcome.unknownToolName, historySize);
+    return scope.toRecord(seq);
+  }
+
+  /** {@link recordCall} for a normalised run id, without a call object (a run's hot path). */
+  appendCall(toolName: string, argsHash: string, toolCallId: string | undefined, runId: string | undefined, historySize: number): void {
+    this.append(toolName, argsHash, toolCallId, runId, historySize);
+  }
+
+  /** {@link recordOutcome} for a normalised run id, building no record (a run's hot path). */
+  attachOutcome(
+    toolName: string,
+    argsHash: string,
+    toolCallId: string | undefined,
+    runId: string | undefined,
+    resultHash: string,
+    unknownToolName: string | undefined,
+    historySize: number,
+  ): void {
+    this.attach(toolName, argsHash, toolCallId, runId, resultHash, unknownToolName, historySize);
+  }
+
+  private attach(
+    toolName: string,
+    argsHash: string,
+    toolCallId: string | undefined,
+    runId: string | undefined,
+    outcomeHash: string,
+    unknownToolName: string | undefined,
+    historySize: number,
+  ): { scope: ScopeLog; seq: number } {
     const scope = this.scopeOf(runId);
-    const { pending, resultHash } = scope ? matchOutcome(scope, outcome) : { pending: -1, resultHash: outcome.resultHash };
+    const { pending, resultHash } = scope ? matchOutcome(scope, toolName, argsHash, toolCallId, outcomeHash) : { pending: -1, resultHash: outcomeHash };
     if (pending >= 0) {
-      scope!.setOutcome(pending, resultHash, outcome.unknownToolName);
-      return scope!.toRecord(pending);
+      scope!.setOutcome(pending, resultHash, unknownToolName);
+      return { scope: scope!, seq: pending };
     }
-    const target = this.append(outcome.toolName, outcome.argsHash, outcome.toolCallId, runId, historySize);
+    const target = this.append(toolName, argsHash, toolCallId, runId, historySize);
     const seq = target.end - 1;
-    target.setOutcome(seq, resultHash, outcome.unknownToolName);
-    return target.toRecord(seq);
+    target.setOutcome(seq, resultHash, unknownToolName);
+    return { scope: target, seq };
   }
 
   private scopeOf(runId: string | undefined): ScopeLog | undefined {
@@ -560,91 +192,18 @@ interface MultiScope {
  */
 function matchOutcome(
   scope: ScopeLog,
-  outcome: HashedOutcome,
+  toolName: string,
+  argsHash: string,
+  toolCallId: string | undefined,
+  outcomeHash: string,
 ): { pending: number; resultHash: string } {
-  const key = signatureKey(outcome.toolName, outcome.argsHash);
+  const key = signatureKey(toolName, argsHash);
   let pending = -1;
   let latest: string | undefined;
   for (let s = scope.newestOf(key), n = scope.countOf(key); n > 0 && (pending < 0 || latest === undefined); n -= 1, s = scope.olderOf(s, key)) {
     const resultHash = scope.resultHash(s);
     if (resultHash !== undefined) latest ??= resultHash;
-    else if (pending < 0 && scope.isToolName(s, outcome.toolName) && (outcome.toolCallId === undefined || scope.toolCallId(s) === outcome.toolCallId)) pending = s;
+    else if (pending < 0 && scope.isToolName(s, toolName) && (toolCallId === undefined || scope.toolCallId(s) === toolCallId)) pending = s;
   }
-  return { pending, resultHash: latest === outcome.resultHash ? latest : outcome.resultHash };
-}
-
-class ScopeView implements ScopedHistory {
-  /** The last streak computed (several detectors ask for the call's own). */
-  private streak: { key: string; streak: NoProgressStreak } | undefined = undefined;
-
-  constructor(private readonly scope: ScopeLog | undefined) {}
-
-  noProgressStreak(argsHash: string, toolName: string): NoProgressStreak {
-    const key = signatureKey(toolName, argsHash);
-    if (this.streak?.key !== key) this.streak = { key, streak: this.computeNoProgressStreak(key) };
-    return this.streak.streak;
-  }
-
-  private computeNoProgressStreak(key: string): NoProgressStreak {
-    const scope = this.scope;
-    let latestResultHash: string | undefined;
-    let count = 0;
-    if (scope) {
-      for (let s = scope.newestOf(key), n = scope.countOf(key); n > 0; n -= 1, s = scope.olderOf(s, key)) {
-        const resultHash = scope.resultHash(s);
-        if (resultHash === undefined) continue;
-        if (latestResultHash === undefined) latestResultHash = resultHash;
-        else if (resultHash !== latestResultHash) break;
-        count += 1;
-      }
-    }
-    return latestResultHash === undefined ? { count } : { count, latestResultHash };
-  }
-
-  recentCount(argsHash: string, toolName: string): number {
-    return this.scope?.countOf(signatureKey(toolName, argsHash)) ?? 0;
-  }
-
-  unknownToolStreak(toolName: string): UnknownToolStreak {
-    const scope = this.scope;
-    if (!scope) return { count: 0 };
-    let unknownToolName: string | undefined;
-    let count = 0;
-    for (let s = scope.end - 1; s >= scope.first; s -= 1) {
-      const name = scope.unknownToolName(s);
-      if (name === undefined || !scope.isToolName(s, toolName)) break;
-      if (unknownToolName === undefined) unknownToolName = name;
-      else if (name !== unknownToolName) break;
-      count += 1;
-    }
-    return unknownToolName === undefined ? { count } : { count, unknownToolName };
-  }
-
-  pingPong(argsHash: string): PingPongCandidate {
-    const scope = this.scope;
-    if (!scope || scope.alternationTail < 2) return { count: 0 };
-    const last = scope.end - 1;
-    if (argsHash !== scope.argsHash(last - 1)) return { count: 0 };
-    return { count: scope.alternationTail + 1, pairedToolName: scope.toolName(last), pairedSignature: scope.argsHash(last) };
-  }
-
-  pingPongNoProgressEvidence(candidate: PingPongCandidate): boolean {
-    const scope = this.scope;
-    const tail = candidate.count - 1;
-    if (!scope || tail < 2) return false;
-    let lastSideHash: string | undefined;
-    let otherSideHash: string | undefined;
-    for (let i = 0; i < tail; i += 1) {
-      const seq = scope.end - 1 - i;
-      if (seq < scope.first) return false;
-      const resultHash = scope.resultHash(seq);
-      if (resultHash === undefined) return false;
-      if (i % 2 === 0) {
-        if (lastSideHash === undefined) lastSideHash = resultHash;
-        else if (resultHash !== lastSideHash) return false;
-      } else if (otherSideHash === undefined) otherSideHash = resultHash;
-      else if (resultHash !== otherSideHash) return false;
-    }
-    return lastSideHash !== undefined && otherSideHash !== undefined;
-  }
+  return { pending, resultHash: latest === outcomeHash ? latest : outcomeHash };
 }

@@ -34,7 +34,7 @@ describe('enablement and basics', () => {
 
   it('scenario 3: C0, empty history; check tool{arg:1} → not stuck', async () => {
     const h = await EngineHarness.create(C0);
-    expect(h.session.history.size).toBe(0);
+    expect(h.history.size).toBe(0);
     const checked = h.check('tool', { arg: 1 });
     expect(checked).toMatchObject({ emit: false, blocked: false });
     expect(checked.verdict).toBeUndefined();

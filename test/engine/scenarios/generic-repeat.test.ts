@@ -19,7 +19,6 @@ describe('generic repeat', () => {
     expect(checked.blocked).toBe(false);
     expect(checked.emit).toBe(true);
     expect(checked.verdict).toMatchObject({
-      stuck: true,
       level: 'warning',
       detector: 'generic_repeat',
       count: 10,
@@ -123,7 +122,7 @@ describe('generic repeat', () => {
     h.completed(5, 'read', A, R1);
     h.completed(19, 'read', A, R2);
     // The no-progress streak stops at R1 (19 < C); recentCount is 24 ≥ W.
-    expect(h.session.history.view().noProgressStreak(h.argsHash('read', A), 'read').count).toBe(19);
+    expect(h.history.view().noProgressStreak(h.argsHash('read', A), 'read').count).toBe(19);
     expect(h.detect('read', A)).toMatchObject({ level: 'warning', detector: 'generic_repeat', count: 24 });
     h.completed(1, 'read', A, R2);
     const verdict = h.detect('read', A);
@@ -141,7 +140,7 @@ describe('generic repeat', () => {
     expect(h.records()).toHaveLength(40);
     // Interleaving does not break the (non-consecutive) streak; the alternation tail is
     // write_19, read → ping-pong count 3, far below W.
-    expect(h.session.history.view().pingPong(h.argsHash('read', A)).count).toBe(3);
+    expect(h.history.view().pingPong(h.argsHash('read', A)).count).toBe(3);
     const verdict = h.detect('read', A);
     expect(verdict).toMatchObject({ level: 'critical', detector: 'generic_repeat', count: 20 });
   });

@@ -92,7 +92,7 @@ describe('ping-pong', () => {
     h.call('list', LIST);
     h.call('read', READ);
     h.call('write', { path: '/tmp/out.txt' });
-    expect(h.session.history.view().pingPong(h.argsHash('list', LIST)).count).toBe(0);
+    expect(h.history.view().pingPong(h.argsHash('list', LIST)).count).toBe(0);
     expect(h.detect('list', LIST)).toBeUndefined();
 
     const control = await EngineHarness.create(lowW);
@@ -112,8 +112,8 @@ describe('ping-pong', () => {
   it('scenario 27: 9 alternating calls ending with read; check read → not stuck (recentCount 5)', async () => {
     const h = await EngineHarness.create(C0);
     alternate(h, 9);
-    expect(h.session.history.view().recentCount(h.argsHash('read', READ), 'read')).toBe(5);
-    expect(h.session.history.view().pingPong(h.argsHash('read', READ)).count).toBe(0);
+    expect(h.history.view().recentCount(h.argsHash('read', READ), 'read')).toBe(5);
+    expect(h.history.view().pingPong(h.argsHash('read', READ)).count).toBe(0);
     expect(h.detect('read', READ)).toBeUndefined();
     // …whereas list continues the alternation.
     expect(h.detect('list', LIST)?.detector).toBe('ping_pong');

@@ -5,9 +5,8 @@ import {
   blockedToolResult,
   CompactionLoopPersistedError,
   PostCompactionGuard,
-  type GuardObservation,
   type GuardVerdict,
-} from '../../../src/engine/index.js';
+} from '../../../src/engine-entry.js';
 import { EngineHarness, R, RecordingLogger } from '../../helpers/engine-harness.js';
 
 let h: EngineHarness;
@@ -15,8 +14,15 @@ beforeAll(async () => {
   h = await EngineHarness.create(undefined);
 });
 
+/** A hashed (tool, args, result) triple, as the guard observes it. */
+interface Triple {
+  readonly toolName: string;
+  readonly argsHash: string;
+  readonly resultHash: string;
+}
+
 /** An observation triple; the result is a plain label hashed through the real projection. */
-function obs(toolName: string, params: unknown, result: string): GuardObservation {
+function obs(toolName: string, params: unknown, result: string): Triple {
   const resultHash = h.resultHash(toolName, params, R(result, { ok: true }));
   if (resultHash === undefined) throw new Error('expected a result hash');
   return { toolName, argsHash: h.argsHash(toolName, params), resultHash };
@@ -30,6 +36,9 @@ function guard(windowSize = 3, enabled = true) {
 const X = () => obs('gateway', { action: 'lookup', path: 'x' }, 'r1');
 const Y = () => obs('read', { path: '/y' }, 'r1');
 
+/** The guard observes one triple: the call and its result hash. */
+const see = (g: PostCompactionGuard, triple: Triple): GuardVerdict => g.observe(triple, triple.resultHash);
+
 const expectNoAbort = (verdict: GuardVerdict) => expect(verdict.shouldAbort).toBe(false);
 
 const persistedMessage = (tool: string, n: number, window: number) =>
@@ -38,7 +47,7 @@ const persistedMessage = (tool: string, n: number, window: number) =>
 describe('post-compaction guard', () => {
   it('scenario 70: never armed; observe (read,/x,r1) → no abort, armed false', () => {
     const { guard: g } = guard();
-    const verdict = g.observe(obs('read', { path: '/x' }, 'r1'));
+    const verdict = see(g, obs('read', { path: '/x' }, 'r1'));
     expect(verdict).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
     expect(g.armed).toBe(false);
   });
@@ -52,7 +61,7 @@ describe('post-compaction guard', () => {
     const remaining: number[] = [];
     const armed: boolean[] = [];
     for (const path of ['/a', '/b', '/c']) {
-      const verdict = g.observe(obs('read', { path }, 'r1'));
+      const verdict = see(g, obs('read', { path }, 'r1'));
       remaining.push(verdict.remaining);
       armed.push(verdict.armed);
     }
@@ -65,9 +74,9 @@ describe('post-compaction guard', () => {
   it('scenario 72: arm; three identical gateway triples → the third aborts (compaction_loop_persisted, count 3)', () => {
     const { guard: g, logger } = guard();
     g.arm();
-    expectNoAbort(g.observe(X()));
-    expectNoAbort(g.observe(X()));
-    const verdict = g.observe(X());
+    expectNoAbort(see(g, X()));
+    expectNoAbort(see(g, X()));
+    const verdict = see(g, X());
     expect(verdict).toMatchObject({ shouldAbort: true, detector: 'compaction_loop_persisted', count: 3, toolName: 'gateway' });
     expect(logger.at('error')).toEqual([
       'post-compaction loop persisted: tool=gateway repeated 3 times with identical args+result post-compaction',
@@ -77,50 +86,50 @@ describe('post-compaction guard', () => {
   it('scenario 73: arm; same read with results r1, r2, r3 → no abort', () => {
     const { guard: g } = guard();
     g.arm();
-    for (const r of ['r1', 'r2', 'r3']) expectNoAbort(g.observe(obs('read', { path: '/x' }, r)));
+    for (const r of ['r1', 'r2', 'r3']) expectNoAbort(see(g, obs('read', { path: '/x' }, r)));
     expect(g.armed).toBe(false);
   });
 
   it('scenario 74: arm; reads of /a, /b, /c with the same result → no abort', () => {
     const { guard: g } = guard();
     g.arm();
-    for (const path of ['/a', '/b', '/c']) expectNoAbort(g.observe(obs('read', { path }, 'r1')));
+    for (const path of ['/a', '/b', '/c']) expectNoAbort(see(g, obs('read', { path }, 'r1')));
   });
 
   it('scenario 75: arm; x, x, y → no abort and the window closes; a fourth x → no abort (not armed)', () => {
     const { guard: g } = guard();
     g.arm();
-    expectNoAbort(g.observe(X()));
-    expectNoAbort(g.observe(X()));
-    expectNoAbort(g.observe(Y()));
+    expectNoAbort(see(g, X()));
+    expectNoAbort(see(g, X()));
+    expectNoAbort(see(g, Y()));
     expect(g.armed).toBe(false);
-    expect(g.observe(X())).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
+    expect(see(g, X())).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
   });
 
   it('scenario 76: windowSize 2; arm; x, x → the second aborts (count 2); a third x → not armed', () => {
     const { guard: g } = guard(2);
     g.arm();
-    expectNoAbort(g.observe(X()));
-    const verdict = g.observe(X());
+    expectNoAbort(see(g, X()));
+    const verdict = see(g, X());
     expect(verdict).toMatchObject({ shouldAbort: true, count: 2, armed: false, remaining: 0 });
     expect(verdict.shouldAbort && verdict.message).toBe(persistedMessage('gateway', 2, 2));
-    expect(g.observe(X())).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
+    expect(see(g, X())).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
   });
 
   it('scenario 77: arm, observe 3, re-arm → armed, remaining equal to the window', () => {
     const { guard: g, logger } = guard();
     g.arm();
-    g.observe(X());
-    g.observe(Y());
-    g.observe(X());
+    see(g, X());
+    see(g, Y());
+    see(g, X());
     expect(g.armed).toBe(false);
     g.arm();
     expect(g.armed).toBe(true);
     expect(g.remainingAttempts).toBe(3);
     // A fresh window: the earlier observations do not count.
-    expectNoAbort(g.observe(X()));
-    expectNoAbort(g.observe(X()));
-    expect(g.observe(X()).shouldAbort).toBe(true);
+    expectNoAbort(see(g, X()));
+    expectNoAbort(see(g, X()));
+    expect(see(g, X()).shouldAbort).toBe(true);
     expect(logger.at('info')).toEqual(['post-compaction guard armed for 3 attempts', 'post-compaction guard armed for 3 attempts']);
   });
 
@@ -128,16 +137,16 @@ describe('post-compaction guard', () => {
     const { guard: g, logger } = guard(3, false);
     g.arm();
     expect(g.armed).toBe(false);
-    for (let i = 0; i < 3; i += 1) expect(g.observe(X())).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
+    for (let i = 0; i < 3; i += 1) expect(see(g, X())).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
     expect(logger.lines).toEqual([]);
   });
 
   it('scenario 79: arm; three different calls → disarmed, remaining 0', () => {
     const { guard: g } = guard();
     g.arm();
-    expectNoAbort(g.observe(obs('read', { path: '/1' }, 'a')));
-    expectNoAbort(g.observe(obs('write', { path: '/2' }, 'b')));
-    const last = g.observe(obs('exec', { command: 'ls' }, 'c'));
+    expectNoAbort(see(g, obs('read', { path: '/1' }, 'a')));
+    expectNoAbort(see(g, obs('write', { path: '/2' }, 'b')));
+    const last = see(g, obs('exec', { command: 'ls' }, 'c'));
     expect(last).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
     expect(g.armed).toBe(false);
     expect(g.remainingAttempts).toBe(0);
@@ -156,9 +165,9 @@ describe('post-compaction guard', () => {
 
     const { guard: g } = guard();
     g.arm();
-    g.observe(X());
-    g.observe(X());
-    const verdict = g.observe(X());
+    see(g, X());
+    see(g, X());
+    const verdict = see(g, X());
     if (!verdict.shouldAbort) throw new Error('expected an abort');
     const fromVerdict = CompactionLoopPersistedError.fromVerdict(verdict);
     expect(fromVerdict).toBeInstanceOf(CompactionLoopPersistedError);
@@ -169,7 +178,7 @@ describe('post-compaction guard', () => {
   it('scenario 81: windowSize 1; arm; any single hashed outcome → abort, count 1', () => {
     const { guard: g } = guard(1);
     g.arm();
-    const verdict = g.observe(obs('read', { path: '/anything' }, 'fresh'));
+    const verdict = see(g, obs('read', { path: '/anything' }, 'fresh'));
     expect(verdict).toMatchObject({ shouldAbort: true, count: 1, toolName: 'read', detector: 'compaction_loop_persisted' });
     expect(verdict.shouldAbort && verdict.message).toBe(persistedMessage('read', 1, 1));
   });
@@ -177,9 +186,9 @@ describe('post-compaction guard', () => {
   it('scenario 82: exact abort message for 3 × gateway', () => {
     const { guard: g } = guard();
     g.arm();
-    g.observe(X());
-    g.observe(X());
-    const verdict = g.observe(X());
+    see(g, X());
+    see(g, X());
+    const verdict = see(g, X());
     expect(verdict.shouldAbort && verdict.message).toBe(
       'CRITICAL: tool gateway repeated 3 times with identical arguments and identical results within 3 attempts after auto-compaction. The compaction did not break the loop. Aborting to prevent runaway resource use.',
     );
@@ -207,7 +216,7 @@ describe('post-compaction guard', () => {
     /** Feeds the guard only hashed outcomes, as spec §c prescribes. */
     const observeResult = (result: unknown): GuardVerdict | undefined => {
       const resultHash = h.resultHash('gateway', params, result);
-      return resultHash === undefined ? undefined : g.observe({ toolName: 'gateway', argsHash, resultHash });
+      return resultHash === undefined ? undefined : see(g, { toolName: 'gateway', argsHash, resultHash });
     };
     const same = R('r1', { ok: true });
     const veto = blockedToolResult('CRITICAL: blocked');
@@ -225,16 +234,16 @@ describe('post-compaction guard', () => {
     const { guard: g } = guard();
     const params = { command: 'curl gateway/health' };
     const argsHash = h.argsHash('exec', params);
-    const triple = (i: number): GuardObservation => ({
+    const triple = (i: number): Triple => ({
       toolName: 'exec',
       argsHash,
       resultHash: h.resultHash('exec', params, R('ok', { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: 'ok' }))!,
     });
     expect(triple(0).resultHash).toBe(triple(1).resultHash);
     g.arm();
-    expectNoAbort(g.observe(triple(0)));
-    expectNoAbort(g.observe(triple(1)));
-    expect(g.observe(triple(2))).toMatchObject({ shouldAbort: true, count: 3, toolName: 'exec' });
+    expectNoAbort(see(g, triple(0)));
+    expectNoAbort(see(g, triple(1)));
+    expect(see(g, triple(2))).toMatchObject({ shouldAbort: true, count: 3, toolName: 'exec' });
   });
 
   it.skip('scenario 86: preCompactionRepeats instrumentation (G4) is not implemented; documented in README', () => {});

@@ -54,7 +54,7 @@ describe('run scope and history window', () => {
     h.calls(40, 'read', (i) => ({ path: `/file${i}` }));
     const records = h.records();
     expect(records).toHaveLength(30);
-    expect(h.session.history.size).toBe(30);
+    expect(h.history.size).toBe(30);
     expect(records[0].argsHash).toBe(h.argsHash('read', { path: '/file10' }));
     expect(records[29].argsHash).toBe(h.argsHash('read', { path: '/file39' }));
   });

@@ -1,6 +1,6 @@
 /** Spec §g "Runtime warn/block flow": scenarios 66–69 (engine level). */
 import { describe, expect, it } from 'vitest';
-import { blockedToolResult } from '../../../src/engine/index.js';
+import { blockedToolResult } from '../../../src/engine-entry.js';
 import { C0, EngineHarness, R, RUN } from '../../helpers/engine-harness.js';
 
 const DATE = { command: 'date' };

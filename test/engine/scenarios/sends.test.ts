@@ -1,6 +1,6 @@
 /** Spec §g "Sends (#89090)": scenarios 41–49. */
 import { describe, expect, it } from 'vitest';
-import { blockedToolResult } from '../../../src/engine/index.js';
+import { blockedToolResult } from '../../../src/engine-entry.js';
 import { C0, EngineHarness, R } from '../../helpers/engine-harness.js';
 
 const SEND = { action: 'send', target: 'feishu:oc_chat', text: 'ping' };

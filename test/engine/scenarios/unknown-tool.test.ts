@@ -45,7 +45,7 @@ describe('unknown tool', () => {
     const h = await EngineHarness.create(C0);
     h.failed(5, 'foo_tool', (i) => ({ i }), () => new Error('Unknown tool: foo'));
     h.failed(5, 'foo_tool', (i) => ({ i: i + 5 }), () => new Error('Unknown tool: bar'));
-    expect(h.session.history.view().unknownToolStreak('foo_tool')).toEqual({ count: 5, unknownToolName: 'bar' });
+    expect(h.history.view().unknownToolStreak('foo_tool')).toEqual({ count: 5, unknownToolName: 'bar' });
     expect(h.detect('foo_tool', { i: 99 })).toBeUndefined();
     // Five more "bar" failures complete the streak.
     h.failed(5, 'foo_tool', (i) => ({ i: i + 10 }), () => new Error('Unknown tool: bar'));

@@ -1,0 +1,74 @@
+/**
+ * `tool-loop-guard/engine`: OpenClaw's tool-loop detection without OpenTelemetry — hashing,
+ * one run's detection state, the post-compaction guard and the config resolver. Nothing here
+ * loads `@opentelemetry/*`; the span processor and the offline analyzer are built on it.
+ *
+ * ```ts
+ * const digester = await createDigester();
+ * const run = new LoopRun({ config: resolveLoopDetectionConfig({ enabled: true }) });
+ * const params = { path: '/a' };
+ * const call = describeToolCall(digester, 'read', params);
+ * const check = run.judge(call); // before the tool runs; recorded unless blocked
+ * if (!check.blocked) {
+ *   const result = await read(params);
+ *   run.complete(call, undefined, hashToolOutcome(digester, { toolName: 'read', params, result }));
+ * }
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+// Hashing: canonical, seeded xxhash64 of arguments and outcomes.
+export { createDigester, type Digester } from './engine/hashing/digest.js';
+export { hashToolArgs } from './engine/hashing/args-hash.js';
+export { describeToolCall } from './engine/hashing/tool-call.js';
+export {
+  blockedToolResult,
+  hashToolOutcome,
+  type BlockedToolResult,
+  type OutcomeHash,
+  type ToolOutcome,
+} from './engine/hashing/outcome-hash.js';
+export { canonicalString } from './engine/hashing/canonical.js';
+
+// One run's detection: history, detectors, suppression, the post-compaction guard.
+export { LoopRun, type GuardAbort, type LoopRunOptions } from './engine/loop-run.js';
+export { ToolCallHistory } from './engine/history/tool-call-history.js';
+export type { NoProgressStreak, PingPongCandidate, ScopedHistory, UnknownToolStreak } from './engine/history/queries.js';
+export { detectToolCallLoop } from './engine/detectors/detect.js';
+export type { Detector, DetectorFinding, DetectorLogLine } from './engine/detectors/detector.js';
+export {
+  PostCompactionGuard,
+  type GuardVerdict,
+  type PostCompactionGuardOptions,
+} from './engine/post-compaction-guard.js';
+export type {
+  LoopCheck,
+  LoopDetectorName,
+  LoopLevel,
+  LoopVerdict,
+  ToolCallRecord,
+  ToolCallSignature,
+} from './engine/types.js';
+export {
+  COMPACTION_LOOP_PERSISTED_CODE,
+  CompactionLoopPersistedError,
+  type CompactionLoopPersistedDetails,
+} from './engine/errors/compaction-loop-persisted-error.js';
+export { TOOL_LOOP_BLOCKED_CODE, ToolLoopBlockedError } from './engine/errors/tool-loop-blocked-error.js';
+export { silentLogger, type EngineLogger } from './util/logger.js';
+
+// Configuration: OpenClaw-shaped blocks, resolved to what a LoopRun runs with.
+export type { ResolvedLoopDetectionConfig } from './engine/config.js';
+export { AgentConfigResolver } from './config/agent-config-resolver.js';
+export { DEFAULT_LOOP_DETECTION_CONFIG } from './config/defaults.js';
+export { mergeLoopDetectionConfig } from './config/merge.js';
+export { resolveLoopDetectionConfig, type ResolveOptions } from './config/resolve.js';
+export { validateToolLoopGuardConfig, type ConfigIssue } from './config/validate.js';
+export type {
+  AgentLoopDetectionEntry,
+  LoopDetectionConfig,
+  LoopDetectorToggles,
+  PostCompactionGuardConfig,
+  ToolLoopGuardConfig,
+} from './config/types.js';

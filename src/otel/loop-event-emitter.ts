@@ -1,0 +1,163 @@
+import type { Attributes, Counter, DiagLogger, Span } from '@opentelemetry/api';
+import { CompactionLoopPersistedError } from '../engine/errors/compaction-loop-persisted-error.js';
+import { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
+import type { GuardAbort } from '../engine/loop-run.js';
+import * as sc from '../semconv.js';
+import type { SpanScope } from '../spans/run-scope.js';
+import type { CallVerdict, GuardedRun, SpanStarted } from '../spans/span-guard.js';
+import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
+import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
+import type { RunSignals } from './run-signals.js';
+
+/** What the emitter does besides span events and metrics. */
+export interface EmitterOptions {
+  readonly onLoopEvent?: (event: LoopEvent) => void;
+  readonly onAbort?: (event: LoopAbortEvent) => void;
+  readonly abortOnCritical: boolean;
+}
+
+/**
+ * Turns what the span guard decided into what an application sees: the verdict on the span
+ * (for helpers), the `tool_loop.verdict` attribute and loop span events while the span is
+ * writable, the `tool_loop.events` counter, the callbacks, and run aborts.
+ */
+export class LoopEventEmitter {
+  constructor(
+    private readonly options: EmitterOptions,
+    private readonly counter: Counter<Attributes>,
+    private readonly log: DiagLogger,
+    private readonly signals: RunSignals,
+  ) {}
+
+  /** A verdict on a tool call; `annotate` while the span is writable. */
+  verdict(span: Span, scope: SpanScope, run: GuardedRun, toolName: string, { check }: CallVerdict, annotate: boolean): void {
+    const { verdict } = check;
+    const critical = verdict.level === sc.LEVEL_CRITICAL;
+    const error = check.blocked ? new ToolLoopBlockedError(verdict.message, { detector: verdict.detector, count: verdict.count, toolName }) : undefined;
+    recordToolLoopVerdict(span, { level: verdict.level, detector: verdict.detector, count: verdict.count, message: verdict.message, emitted: check.emit, error });
+    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, critical ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
+    if (check.emit) {
+      this.emit(
+        span,
+        critical ? sc.EVENT_TOOL_LOOP_BLOCKED : sc.EVENT_TOOL_LOOP_WARNING,
+        {
+          detector: verdict.detector,
+          level: verdict.level,
+          action: critical ? sc.ACTION_BLOCK : sc.ACTION_WARN,
+          count: verdict.count,
+          message: verdict.message,
+          runId: scope.runKey,
+          toolName,
+          agentId: scope.agentId,
+        },
+        verdict.pairedToolName === undefined
+          ? { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey }
+          : { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey, [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: verdict.pairedToolName },
+        annotate,
+      );
+      this.invoke('onLoopEvent', {
+        level: verdict.level,
+        detector: verdict.detector,
+        count: verdict.count,
+        message: verdict.message,
+        toolName,
+        runId: scope.runKey,
+        warningKey: verdict.warningKey,
+        ...callbackIds(span, scope),
+        ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
+      });
+    }
+    if (error && this.options.abortOnCritical) this.abortRun(run, error);
+  }
+
+  /** The post-compaction guard aborted the run on this span's outcome. */
+  abort(span: Span, scope: SpanScope, run: GuardedRun, verdict: GuardAbort, annotate: boolean): void {
+    const error = CompactionLoopPersistedError.fromVerdict(verdict);
+    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED);
+    this.emit(
+      span,
+      sc.EVENT_TOOL_LOOP_ABORTED,
+      {
+        detector: verdict.detector,
+        level: sc.LEVEL_CRITICAL,
+        action: sc.ACTION_ABORT,
+        count: verdict.count,
+        message: verdict.message,
+        runId: scope.runKey,
+        toolName: verdict.toolName,
+        agentId: scope.agentId,
+      },
+      { [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED },
+      annotate,
+    );
+    this.invoke('onAbort', {
+      code: sc.COMPACTION_LOOP_PERSISTED,
+      detector: sc.COMPACTION_LOOP_PERSISTED,
+      toolName: verdict.toolName,
+      count: verdict.count,
+      message: verdict.message,
+      runId: scope.runKey,
+      ...callbackIds(span, scope),
+      error,
+    });
+    this.abortRun(run, error);
+  }
+
+  /** A compaction retry armed the run's post-compaction guard. */
+  armed(span: Span, scope: SpanScope, armed: NonNullable<SpanStarted<unknown>['armed']>): void {
+    this.emit(
+      span,
+      sc.EVENT_TOOL_LOOP_GUARD_ARMED,
+      {
+        detector: sc.COMPACTION_LOOP_PERSISTED,
+        level: sc.LEVEL_WARNING,
+        action: sc.ACTION_ARM,
+        count: 0,
+        message: armed.message,
+        runId: scope.runKey,
+        toolName: '',
+        agentId: scope.agentId,
+      },
+      { [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: armed.windowSize },
+      true,
+    );
+  }
+
+  /** Aborts the run's signals; the first reason stands. */
+  private abortRun(run: GuardedRun, reason: Error): void {
+    run.abortReason ??= reason;
+    this.signals.abort(run.runKey, run.abortReason);
+  }
+
+  /** A loop event: added to the span when it is still writable, and counted in the metric. */
+  private emit(span: Span, name: string, fields: LoopEventFields, extra: Attributes, annotate: boolean): void {
+    if (annotate) span.addEvent(name, loopEventAttributes(fields, extra));
+    this.counter.add(1, loopEventLabels(fields));
+  }
+
+  private invoke<K extends 'onLoopEvent' | 'onAbort'>(key: K, event: Parameters<NonNullable<EmitterOptions[K]>>[0]): void {
+    const callback = this.options[key] as ((event: unknown) => void) | undefined;
+    if (!callback) return;
+    try {
+      callback(event);
+    } catch (error) {
+      this.log.error(`${key} callback threw: ${describeError(error)}`);
+    }
+  }
+}
+
+/** The span and agent a callback event refers to. */
+function callbackIds(span: Span, scope: SpanScope): { traceId: string; spanId: string; agentId?: string } {
+  const { traceId, spanId } = span.spanContext();
+  return scope.agentId === undefined ? { traceId, spanId } : { traceId, spanId, agentId: scope.agentId };
+}
+
+/** An error's stack (or name and message), for log lines; never throws. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  try {
+    return String(error);
+  } catch {
+    return 'unprintable error';
+  }
+}

@@ -1,0 +1,197 @@
+import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
+import { LoopRun, type GuardAbort } from '../engine/loop-run.js';
+import { guardArmedMessage } from '../engine/post-compaction-guard.js';
+import type { LoopCheck, ToolCallSignature } from '../engine/types.js';
+import type { EngineLogger } from '../util/logger.js';
+import { RunRegistry, type RunReleaseReason } from './run-registry.js';
+import { RunScopes, type SpanScope } from './run-scope.js';
+import type { SpanReader, ToolCallSource } from './span-reading.js';
+
+/** A live run: its detection state, and why it was aborted once it was. */
+export interface GuardedRun {
+  readonly runKey: string;
+  readonly loop: LoopRun;
+  /** The first reason the run was aborted with (kept so that a `runSignal` asked for later aborts too). */
+  abortReason?: Error;
+}
+
+/** How a {@link SpanGuard} is set up. */
+export interface SpanGuardOptions<S> {
+  readonly reader: SpanReader<S>;
+  /** A run's settings, from its agent id (an `AgentConfigResolver`'s `forAgent`). */
+  readonly configFor: (agentId: string | undefined) => ResolvedLoopDetectionConfig;
+  /** Receives OpenClaw's log lines. */
+  readonly logger: EngineLogger;
+  /** Clock of idle releases and of the records' timestamps, in ms. */
+  readonly clock: () => number;
+  readonly runIdleTtlMs: number;
+  readonly maxLiveRuns: number;
+  /** Called when a run's state is released. */
+  readonly onRelease?: (run: GuardedRun, reason: RunReleaseReason) => void;
+}
+
+/** A verdict reached on a call: before it ran (`start`) or, for arguments known only at its end, after (`end`). */
+export interface CallVerdict {
+  readonly check: LoopCheck & { readonly verdict: NonNullable<LoopCheck['verdict']> };
+  readonly phase: 'start' | 'end';
+}
+
+/** What the guard made of a starting span that concerns a run. */
+export interface SpanStarted<S> {
+  readonly scope: SpanScope;
+  /** Present for a tool span and for a compaction retry: the run they touched. */
+  readonly run?: GuardedRun;
+  /** A compaction retry armed the run's post-compaction guard (absent when the guard is disabled). */
+  readonly armed?: { readonly windowSize: number; readonly message: string };
+  /** A tool span recognised at start. */
+  readonly tool?: ToolCallSource<S>;
+  /** The call, when its arguments were known at start. */
+  readonly call?: ToolCallSignature;
+  /** The verdict on the call, when it was judged at start and a detector matched. */
+  readonly verdict?: CallVerdict;
+}
+
+/** What the guard made of an ending tool span. */
+export interface ToolSpanFinished<S> {
+  readonly scope: SpanScope;
+  readonly run: GuardedRun;
+  readonly tool: ToolCallSource<S>;
+  readonly call: ToolCallSignature;
+  /** True for a span recognised only as it ended. */
+  readonly matchedAtEnd: boolean;
+  /** The verdict on a call judged only at its end (it had already run: detected, not blocked). */
+  readonly verdict?: CallVerdict;
+  /** The post-compaction guard's abort, when this outcome completed a window of identical triples. */
+  readonly abort?: GuardAbort;
+}
+
+/** A tool span between its start and its end. */
+interface ToolSpanState<S> {
+  readonly tool: ToolCallSource<S>;
+  readonly scope: SpanScope;
+  readonly matchedAtEnd: boolean;
+  call?: ToolCallSignature;
+  /** Critical at start: the call did not run, and its outcome is never recorded, so the block stays in force. */
+  vetoed: boolean;
+}
+
+/**
+ * The span lifecycle of loop detection, framework-free, once for the processor and the
+ * offline analyzer's replay: a starting span resolves its run scope and may open a run or arm
+ * its post-compaction guard; a tool span is judged at start when its arguments are known then
+ * (recorded unless blocked), else at its end (recorded whatever the verdict, since it ran); its
+ * outcome is recorded at end unless the call was vetoed, and observed by the guard; a run's
+ * state is released when its root span ends, after the idle TTL, and by the live-run cap.
+ *
+ * It decides and reports; what a verdict does (span events, callbacks, metrics, aborts, or a
+ * count in a report) is up to the caller.
+ */
+export class SpanGuard<S extends object> {
+  private readonly scopes = new RunScopes();
+  private readonly tools = new WeakMap<object, ToolSpanState<S>>();
+  private readonly runs: RunRegistry<GuardedRun>;
+
+  constructor(private readonly options: SpanGuardOptions<S>) {
+    this.runs = new RunRegistry<GuardedRun>(
+      { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
+      options.clock,
+      (_key, run, reason) => options.onRelease?.(run, reason),
+    );
+  }
+
+  /** Runs whose state is held now. */
+  get liveRuns(): number {
+    return this.runs.size;
+  }
+
+  /** A live run's state, without marking it active. */
+  peek(runKey: string): GuardedRun | undefined {
+    return this.runs.peek(runKey);
+  }
+
+  /**
+   * A span starts. `parent` is its parent span when that is local and live (same process),
+   * `undefined` for a root or remote parent. Returns `undefined` for a span that concerns no
+   * run (most spans): then nothing is allocated.
+   */
+  start(span: S, ids: { readonly traceId: string; readonly spanId: string }, parent: object | undefined): SpanStarted<S> | undefined {
+    const { hint, compactionRetry, tool } = this.options.reader.readStart(span);
+    if (!tool && !hint && !compactionRetry) {
+      if (parent) this.scopes.inherit(span, ids.spanId, parent);
+      return undefined;
+    }
+    const scope = this.scopes.resolve(span, ids, hint, parent, tool !== undefined || compactionRetry);
+    if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
+    let run: GuardedRun | undefined;
+    let armed: SpanStarted<S>['armed'];
+    if (compactionRetry) {
+      run = this.touch(scope);
+      const guard = run.loop.arm();
+      if (guard.enabled) armed = { windowSize: guard.windowSize, message: guardArmedMessage(guard.windowSize) };
+    }
+    if (!tool) return { scope, run, armed };
+    run = this.touch(scope);
+    const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, vetoed: false };
+    this.tools.set(span, state);
+    const call = tool.callAtStart();
+    if (!call) return { scope, run, armed, tool };
+    state.call = call;
+    const check = run.loop.judge(call, tool.toolCallId, false);
+    if (!check.verdict) return { scope, run, armed, tool, call };
+    state.vetoed = check.blocked;
+    return { scope, run, armed, tool, call, verdict: { check: check as CallVerdict['check'], phase: 'start' } };
+  }
+
+  /**
+   * A tool span ends (while its attributes can still be read): judges a call whose arguments
+   * arrived late, records the outcome unless the call was vetoed, and lets the guard observe
+   * it. Returns `undefined` for a span that is no tool call.
+   */
+  finish(span: S): ToolSpanFinished<S> | undefined {
+    let state = this.tools.get(span);
+    if (!state) {
+      const late = this.options.reader.matchEnd(span);
+      if (!late) return undefined;
+      // It keeps the scope it resolved at its start, as a span that was no tool call then.
+      const scope: SpanScope = this.scopes.get(span) ?? { runKey: traceIdOf(span), isRunRoot: false };
+      state = { tool: late, scope, matchedAtEnd: true, vetoed: false };
+    } else this.tools.delete(span);
+    const { tool, scope } = state;
+    const run = this.touch(scope);
+    let verdict: CallVerdict | undefined;
+    let call = state.call;
+    if (!call) {
+      call = tool.callAtEnd(span);
+      const check = run.loop.judge(call, tool.toolCallId, true);
+      if (check.verdict) verdict = { check: check as CallVerdict['check'], phase: 'end' };
+    }
+    const abort = state.vetoed ? undefined : run.loop.complete(call, tool.toolCallId, tool.outcome(span));
+    return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, verdict, abort };
+  }
+
+  /**
+   * A span ended: forgets its scope and returns the run key when it was the last open root of
+   * its run, whose state is then released (`root-ended`).
+   */
+  close(span: S, traceId: string, hasParent: boolean): string | undefined {
+    const closed = this.scopes.closedBy(span, traceId, hasParent);
+    return closed !== undefined && this.runs.closeRoot(closed) ? closed : undefined;
+  }
+
+  /** Releases every live run. */
+  releaseAll(reason: RunReleaseReason): void {
+    this.runs.clear(reason);
+  }
+
+  private touch(scope: SpanScope): GuardedRun {
+    return this.runs.touch(scope.runKey, () => ({
+      runKey: scope.runKey,
+      loop: new LoopRun({ config: this.options.configFor(scope.agentId), runId: scope.runKey, logger: this.options.logger, now: this.options.clock }),
+    }));
+  }
+}
+
+/** The trace id of a span (live spans and replayed ones have `spanContext()`), the run of a span in no other scope. */
+function traceIdOf(span: object): string {
+  return (span as { spanContext?: () => { traceId: string } }).spanContext?.().traceId ?? '';
+}
