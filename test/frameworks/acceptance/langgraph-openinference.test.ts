@@ -5,9 +5,9 @@ import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { HumanMessage } from '@langchain/core/messages';
 import { context } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { traceRun, traceToolCall } from 'tool-loop-guard';
+import { traceRun, traceToolCall, type ToolLoopSpanProcessorOptions } from 'tool-loop-guard';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
-import { settle, variantTests, type VariantRun } from '../harness/acceptance.js';
+import { nestedToolSpanTest, settle, variantTests, type VariantRun } from '../harness/acceptance.js';
 import { guardHarness, useAsyncContext, type GuardHarness } from '../harness/guard.js';
 import { langGraphAgent, RECURSION_LIMIT } from '../harness/langgraph-agent.js';
 import { ToolBody, TOOL_NAME, type LookupArgs, type Variant } from '../harness/scenario.js';
@@ -22,8 +22,8 @@ afterEach(async () => {
   await Promise.all(harnesses.splice(0).map((harness) => harness.provider.shutdown()));
 });
 
-async function open(): Promise<GuardHarness> {
-  const harness = await guardHarness();
+async function open(options: ToolLoopSpanProcessorOptions = {}): Promise<GuardHarness> {
+  const harness = await guardHarness(options);
   instrumentation.setTracerProvider(harness.provider);
   harnesses.push(harness);
   return harness;
@@ -36,10 +36,11 @@ interface Setup {
   readonly scope: 'session' | 'traceRun';
   /** Wrap the tool body in `traceToolCall`, to block a call before it runs. */
   readonly guardTool: boolean;
+  readonly abortOnCritical?: boolean;
 }
 
 async function runAgent(variant: Variant, setup: Setup): Promise<VariantRun> {
-  const harness = await open();
+  const harness = await open({ abortOnCritical: setup.abortOnCritical ?? true });
   const body = new ToolBody(variant);
   const tracer = harness.provider.getTracer('agent');
   const execute = setup.guardTool ? (args: LookupArgs) => traceToolCall(tracer, { name: TOOL_NAME, args }, () => body.run(args)) : undefined;
@@ -73,4 +74,5 @@ describe('LangGraph createReactAgent + OpenInference inside traceRun, traceToolC
     { loop: { reason, failing: ['warned-at-11', 'critical-at-21', 'exported-events'] }, healthy: { reason, failing: ['warned-at-11'] } },
     (variant) => runAgent(variant, { scope: 'traceRun', guardTool: true }),
   );
+  nestedToolSpanTest({ reason, failing: ['counted-once', 'blocked-not-run'] }, () => runAgent('loop', { scope: 'traceRun', guardTool: true, abortOnCritical: false }));
 });

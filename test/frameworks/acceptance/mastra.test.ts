@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { traceRun } from 'tool-loop-guard';
+import { traceRun, traceToolCall } from 'tool-loop-guard';
 import { afterAll, afterEach, describe } from 'vitest';
-import { settle, variantTests, type VariantRun } from '../harness/acceptance.js';
+import { nestedToolSpanTest, settle, variantTests, type VariantRun } from '../harness/acceptance.js';
 import { guardHarness, useAsyncContext, type GuardHarness } from '../harness/guard.js';
 import { mastraAgent } from '../harness/mastra-agent.js';
-import { CALLS, ToolBody, type Variant } from '../harness/scenario.js';
+import { CALLS, ToolBody, TOOL_NAME, type Variant } from '../harness/scenario.js';
 
 afterAll(useAsyncContext());
 const harnesses: GuardHarness[] = [];
@@ -17,15 +17,19 @@ afterEach(async () => {
 
 const mastraTool = (span: ReadableSpan): boolean => span.attributes['mastra.span.type'] === 'tool_call';
 
-/** The bridge uses the global tracer provider; the agent runs inside `traceRun`, its signal passed on. */
-async function runAgent(variant: Variant): Promise<VariantRun> {
-  const harness = await guardHarness();
+/**
+ * The bridge uses the global tracer provider; the agent runs inside `traceRun`, its signal
+ * passed on. `guardTool` wraps the tool body in `traceToolCall` (a span inside Mastra's).
+ */
+async function runAgent(variant: Variant, guardTool = false): Promise<VariantRun> {
+  const harness = await guardHarness(guardTool ? { abortOnCritical: false } : {});
   harnesses.push(harness);
   trace.setGlobalTracerProvider(harness.provider);
   const body = new ToolBody(variant);
-  const agent = mastraAgent(body);
+  const tracer = trace.getTracer('agent');
+  const agent = mastraAgent(body, guardTool ? (args) => traceToolCall(tracer, { name: TOOL_NAME, args }, () => body.run(args)) : undefined);
   const outcome = await settle(() =>
-    traceRun(trace.getTracer('agent'), { runId: randomUUID() }, ({ signal }) =>
+    traceRun(tracer, { runId: randomUUID() }, ({ signal }) =>
       agent.generate('Where is order 42?', { maxSteps: CALLS + 1, abortSignal: signal }),
     ),
   );
@@ -36,6 +40,9 @@ describe('Mastra Agent.generate + @mastra/otel-bridge inside traceRun', () => {
   const reason = 'its execute_tool spans get gen_ai.tool.name and arguments only at end, and GenAI spans are matched at start only: nothing is detected';
   variantTests(
     { loop: { reason, failing: ['warned-at-11', 'critical-at-21', 'exported-events', 'stopped'] }, healthy: { reason, failing: ['warned-at-11'] } },
-    runAgent,
+    (variant) => runAgent(variant),
   );
+  // Passes today only because Mastra's own tool span is not recognised; once it is (at end),
+  // the call must still be counted once.
+  nestedToolSpanTest(undefined, () => runAgent('loop', true));
 });

@@ -76,7 +76,16 @@ function loopEventsExported(run: VariantRun): string[] {
 }
 
 /** The named checks of the acceptance criteria: a known gap names the ones that fail today. */
-export type Check = 'warned-at-11' | 'critical-at-21' | 'exported-events' | 'stopped' | 'completed' | 'no-critical' | 'silent';
+export type Check =
+  | 'warned-at-11'
+  | 'critical-at-21'
+  | 'exported-events'
+  | 'stopped'
+  | 'completed'
+  | 'no-critical'
+  | 'silent'
+  | 'counted-once'
+  | 'blocked-not-run';
 
 const CHECKS_OF: Record<Variant, readonly Check[]> = {
   loop: ['warned-at-11', 'critical-at-21', 'exported-events', 'stopped'],
@@ -117,12 +126,16 @@ function runCheck(check: Check, run: VariantRun): void {
     case 'silent':
       expect(run.harness.events, 'loop callbacks').toEqual([]);
       expect(loopEventsExported(run), 'exported tool_loop.* events').toEqual([]);
+      return;
+    case 'counted-once':
+      expect(eventCalls(run, 'warning')[0], 'first warning callback: call number').toBe(11);
+      expect(eventCalls(run, 'critical'), 'critical callbacks: call numbers').toEqual(Array.from({ length: CALLS - 20 }, (_, index) => 21 + index));
+      expect(run.harness.events.filter((event) => event.detector === 'ping_pong'), 'ping_pong callbacks').toEqual([]);
+      return;
+    case 'blocked-not-run':
+      expect(run.outcome.error, 'the run completed').toBeUndefined();
+      expect(run.body.executions, 'tool executions (calls 21-30 blocked)').toBe(20);
   }
-}
-
-/** All acceptance criteria of one variant. */
-export function expectVariant(variant: Variant, run: VariantRun): void {
-  for (const check of CHECKS_OF[variant]) runCheck(check, run);
 }
 
 function describeOutcome(outcome: RunOutcome): string {
@@ -162,32 +175,49 @@ function throws(check: () => void): boolean {
 }
 
 /**
- * One test per variant. A variant with a known gap runs as `it.fails` (the full criteria, which
- * the adapter work flips to `it`), plus a test that today every other check holds and exactly
- * the gap's checks fail, so a failure for any other reason is not hidden by `it.fails`.
+ * The tests of one run: `it` when no gap is known; with a known gap, `it.fails` (the full
+ * criteria, which the adapter work flips to `it`) plus a test that today every other check
+ * holds and exactly the gap's checks fail, so a failure for any other reason is not hidden by
+ * `it.fails`. Both share the one run.
  */
-export function variantTests(gaps: Partial<Record<Variant, KnownGap>>, run: (variant: Variant) => Promise<VariantRun>): void {
-  for (const variant of VARIANTS) {
-    const gap = gaps[variant];
-    let observed: Promise<VariantRun> | undefined;
-    const once = (): Promise<VariantRun> => {
-      observed ??= run(variant).then((result) => {
-        recordObservation(`${expect.getState().currentTestName ?? variant}`, result);
-        return snapshot(result);
-      });
-      return observed;
-    };
-    if (!gap) {
-      it(variant, async () => expectVariant(variant, await once()));
-      continue;
-    }
-    it.fails(`${variant} (fails today: ${gap.reason})`, async () => expectVariant(variant, await once()));
-    it(`${variant}: today exactly [${gap.failing.join(', ')}] fail`, async () => {
-      const result = await once();
-      for (const check of CHECKS_OF[variant]) {
-        if (gap.failing.includes(check)) expect(throws(() => runCheck(check, result)), `${check} fails today`).toBe(true);
-        else runCheck(check, result);
-      }
+function gapAwareTests(title: string, checks: readonly Check[], gap: KnownGap | undefined, run: () => Promise<VariantRun>): void {
+  let observed: Promise<VariantRun> | undefined;
+  const once = (): Promise<VariantRun> => {
+    observed ??= run().then((result) => {
+      recordObservation(`${expect.getState().currentTestName ?? title}`, result);
+      return snapshot(result);
     });
+    return observed;
+  };
+  const all = async (): Promise<void> => {
+    const result = await once();
+    for (const check of checks) runCheck(check, result);
+  };
+  if (!gap) {
+    it(title, all);
+    return;
   }
+  it.fails(`${title} (fails today: ${gap.reason})`, all);
+  it(`${title}: today exactly [${gap.failing.join(', ')}] fail`, async () => {
+    const result = await once();
+    for (const check of checks) {
+      if (gap.failing.includes(check)) expect(throws(() => runCheck(check, result)), `${check} fails today`).toBe(true);
+      else runCheck(check, result);
+    }
+  });
+}
+
+/** The loop, healthy and clean agents of the acceptance criteria, one test each (see {@link gapAwareTests}). */
+export function variantTests(gaps: Partial<Record<Variant, KnownGap>>, run: (variant: Variant) => Promise<VariantRun>): void {
+  for (const variant of VARIANTS) gapAwareTests(variant, CHECKS_OF[variant], gaps[variant], () => run(variant));
+}
+
+/**
+ * A loop of 30 identical calls where a guarded helper span (`traceToolCall`) runs inside the
+ * framework's own tool span, with `abortOnCritical` off so the model keeps calling: each call
+ * is judged once — warning on call 11, exactly one critical on each of calls 21-30, no
+ * `ping_pong` — and the blocked calls 21-30 do not run.
+ */
+export function nestedToolSpanTest(gap: KnownGap | undefined, run: () => Promise<VariantRun>): void {
+  gapAwareTests('nested tool spans: one call, counted once', ['counted-once', 'blocked-not-run'], gap, run);
 }
