@@ -68,8 +68,8 @@ function outcomeHash(result: unknown): string | undefined {
     const { content, details } = result as { content?: unknown; details?: unknown };
     if (Array.isArray(content) || (details && typeof details === 'object')) {
       const text = Array.isArray(content)
-        ? content
-            .filter((e): e is { type: string; text: string } => !!e && typeof e.type === 'string' && typeof e.text === 'string')
+        ? (content as unknown[])
+            .filter((e): e is { type: string; text: string } => isTextPart(e))
             .map((e) => e.text)
             .join('\n')
             .trim()
@@ -200,4 +200,9 @@ export class NaiveLoopSpanProcessor implements SpanProcessor {
     }
     return run;
   }
+}
+
+function isTextPart(value: unknown): value is { type: string; text: string } {
+  const part = value as { type?: unknown; text?: unknown } | null | undefined;
+  return !!part && typeof part.type === 'string' && typeof part.text === 'string';
 }

@@ -66,7 +66,6 @@ export function textResultJson(i: number, chars = 10 * 1024): string {
 export function structuredResultJson(i: number, chars = 10 * 1024): string {
   const next = prng(3000 + i);
   const hits: unknown[] = [];
-  let json = '';
   for (let n = 0; ; n += 1) {
     hits.push({
       title: `${WORDS[Math.floor(next() * WORDS.length)]} ${WORDS[Math.floor(next() * WORDS.length)]} — result ${n}`,
@@ -76,7 +75,7 @@ export function structuredResultJson(i: number, chars = 10 * 1024): string {
       rank: n + 1,
       cached: next() < 0.5,
     });
-    json = JSON.stringify({ query: `bench query ${i}`, total: hits.length, hits });
+    const json = JSON.stringify({ query: `bench query ${i}`, total: hits.length, hits });
     if (json.length >= chars) return json;
   }
 }

@@ -55,7 +55,7 @@ export const OVERRIDE_OPTIONS = {
 
 /** Reads the override options (single values). */
 export function readOverrides(values: Record<string, unknown>): ConfigOverrides {
-  const int = (name: string) => (typeof values[name] === 'string' ? positiveInteger(name, values[name] as string) : undefined);
+  const int = (name: string) => (typeof values[name] === 'string' ? positiveInteger(name, values[name]) : undefined);
   return {
     enable: values.enable === true ? true : undefined,
     warningThreshold: int('warning'),

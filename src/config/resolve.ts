@@ -2,6 +2,7 @@ import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { DEFAULT_LOOP_DETECTION_CONFIG as D } from './defaults.js';
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import type { LoopDetectionConfig } from './types.js';
+import { describeValue } from '../util/describe-value.js';
 import { isRecord } from '../util/is-record.js';
 
 /** Where a resolution is reported and how its keys are named in messages. */
@@ -38,35 +39,35 @@ export function resolveLoopDetectionConfig(
   const prefix = options.keyPath ?? 'tools.loopDetection';
   const source: Record<string, unknown> = isRecord(config) ? config : {};
   if (config !== undefined && !isRecord(config)) {
-    logger.warn(`${prefix}: expected an object, got ${describe(config)}; using defaults`);
+    logger.warn(`${prefix}: expected an object, got ${describeValue(config)}; using defaults`);
   }
 
   const integer = (key: string, fallback: number, from: Record<string, unknown> = source, path = `${prefix}.${key}`) => {
     const value = from[key];
     if (value === undefined) return fallback;
     if (isPositiveInteger(value)) return value;
-    logger.warn(`${path}: expected a positive integer, got ${describe(value)}; using default ${fallback}`);
+    logger.warn(`${path}: expected a positive integer, got ${describeValue(value)}; using default ${fallback}`);
     return fallback;
   };
   const flag = (from: Record<string, unknown>, key: string, fallback: boolean, path: string) => {
     const value = from[key];
     if (value === undefined) return fallback;
     if (typeof value === 'boolean') return value;
-    logger.warn(`${path}: expected a boolean, got ${describe(value)}; using default ${fallback}`);
+    logger.warn(`${path}: expected a boolean, got ${describeValue(value)}; using default ${fallback}`);
     return fallback;
   };
   const section = (key: string): Record<string, unknown> => {
     const value = source[key];
     if (value === undefined) return {};
     if (isRecord(value)) return value;
-    logger.warn(`${prefix}.${key}: expected an object, got ${describe(value)}; using defaults`);
+    logger.warn(`${prefix}.${key}: expected an object, got ${describeValue(value)}; using defaults`);
     return {};
   };
 
   const enabledRaw = source.enabled;
   let enabled: boolean | undefined;
   if (enabledRaw === undefined || typeof enabledRaw === 'boolean') enabled = enabledRaw;
-  else logger.warn(`${prefix}.enabled: expected a boolean, got ${describe(enabledRaw)}; treating it as unset`);
+  else logger.warn(`${prefix}.enabled: expected a boolean, got ${describeValue(enabledRaw)}; treating it as unset`);
 
   const threshold = (key: string, fallback: number) => {
     const value = integer(key, fallback);
@@ -110,12 +111,4 @@ export function resolveLoopDetectionConfig(
       windowSize: integer('windowSize', D.postCompactionGuard.windowSize, guard, `${prefix}.postCompactionGuard.windowSize`),
     },
   };
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : typeof value;
 }

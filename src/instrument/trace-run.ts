@@ -45,10 +45,10 @@ export async function traceRun<T>(tracer: Tracer, options: TraceRunOptions, fn: 
     const unregister = request.close()?.registerRun(runId, controller);
     try {
       const result = await fn({ span, signal: controller.signal, runId });
-      if (controller.signal.aborted) throw controller.signal.reason;
+      if (controller.signal.aborted) throw controller.signal.reason as Error;
       return result;
     } catch (error) {
-      const reported = controller.signal.aborted ? controller.signal.reason : error;
+      const reported: unknown = controller.signal.aborted ? controller.signal.reason : error;
       span.recordException(reported instanceof Error ? reported : String(reported));
       span.setStatus({ code: SpanStatusCode.ERROR, message: reported instanceof Error ? reported.message : String(reported) });
       throw reported;

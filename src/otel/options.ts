@@ -3,6 +3,8 @@ import type { ToolLoopGuardConfig } from '../config/types.js';
 import type { ToolSpanAdapter } from '../spans/adapters/adapter.js';
 import { DEFAULT_ADAPTERS } from '../spans/adapters/index.js';
 import { declaresTriggers } from '../spans/span-triggers.js';
+import { describeValue } from '../util/describe-value.js';
+import { isRecord } from '../util/is-record.js';
 import { PACKAGE_NAME } from '../version.js';
 import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
 
@@ -97,15 +99,14 @@ export function resolveProcessorOptions(
     const value = explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
     if (value === undefined) return fallback;
     if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-    logger.warn(`${source} must be a positive integer, got ${String(value)}; using ${fallback}`);
+    logger.warn(`${source} must be a positive integer, got ${describeValue(value)}; using ${fallback}`);
     return fallback;
   };
 
-  let adapters = options.adapters ?? DEFAULT_ADAPTERS;
-  if (!Array.isArray(adapters) || adapters.some((a) => typeof a?.matchStart !== 'function' || typeof a?.readEnd !== 'function')) {
-    logger.warn('option adapters must be an array of ToolSpanAdapter; using the built-in adapters');
-    adapters = DEFAULT_ADAPTERS;
-  }
+  const given: unknown = options.adapters ?? DEFAULT_ADAPTERS;
+  let adapters: readonly ToolSpanAdapter[] = DEFAULT_ADAPTERS;
+  if (isAdapterList(given)) adapters = given;
+  else logger.warn('option adapters must be an array of ToolSpanAdapter; using the built-in adapters');
   const malformed = adapters.filter((a) => a.triggers !== undefined && !declaresTriggers(a));
   if (malformed.length > 0) {
     logger.warn(`adapter triggers must be {attributes: string[], spanNames?: string[]} (${malformed.map((a) => a.name).join(', ')}); every span is shown to every adapter`);
@@ -148,6 +149,11 @@ function resolveSeed(value: unknown, source: string, logger: DiagLogger): bigint
   } catch {
     // fall through to the warning
   }
-  logger.warn(`${source} must be 'random' or an integer in [0, 2^64), got ${String(value)}; using 0`);
+  logger.warn(`${source} must be 'random' or an integer in [0, 2^64), got ${describeValue(value)}; using 0`);
   return 0n;
+}
+
+/** Whether a value is a list of objects that have the two methods every adapter must have. */
+function isAdapterList(value: unknown): value is readonly ToolSpanAdapter[] {
+  return Array.isArray(value) && value.every((a) => isRecord(a) && typeof a.matchStart === 'function' && typeof a.readEnd === 'function');
 }

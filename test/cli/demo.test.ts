@@ -68,7 +68,7 @@ describe('npm run demo (built CLI)', () => {
       let text = '';
       req.on('data', (chunk) => (text += chunk));
       req.on('end', () => {
-        if (req.url === '/v1/traces') bodies.push(JSON.parse(text));
+        if (req.url === '/v1/traces') bodies.push(JSON.parse(text) as (typeof bodies)[number]);
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });

@@ -13,7 +13,7 @@ const RECOMMENDED_CONFIG = { tools: { loopDetection: { enabled: true, warningThr
 
 const present = existsSync(join(TRAJECTORIES, 'index.json'));
 if (!present) {
-  // eslint-disable-next-line no-console
+   
   console.warn(`[test/cli/trajectories] skipped: ${TRAJECTORIES} not found (the shared evaluation data lives next to the repository)`);
 }
 

@@ -88,7 +88,7 @@ describe('AgentConfigResolver', () => {
   it('invalid values warn naming the key and fall back', () => {
     const logger = new RecordingLogger();
     const resolver = new AgentConfigResolver(
-      { tools: { loopDetection: { enabled: true, warningThreshold: 0 } } } as ToolLoopGuardConfig,
+      { tools: { loopDetection: { enabled: true, warningThreshold: 0 } } },
       logger,
     );
     expect(resolver.forAgent().warningThreshold).toBe(10);

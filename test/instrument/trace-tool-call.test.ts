@@ -87,7 +87,7 @@ describe('traceToolCall surfaces warnings to the tool body', () => {
     });
     const warning =
       'WARNING: You have called exec 10 times with identical arguments. If this is not making progress, stop retrying and report the task as failed.';
-    expect(seen).toEqual([...Array(10).fill(undefined), warning, ...Array(4).fill(undefined)]);
+    expect(seen).toEqual([...Array<undefined>(10).fill(undefined), warning, ...Array<undefined>(4).fill(undefined)]);
     expect(h.loopEvents.map((event) => event.message)).toEqual([warning]);
   });
 });

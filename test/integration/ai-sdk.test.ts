@@ -313,7 +313,7 @@ describe('AI SDK streamText with runSignal', () => {
       abortSignal: signal,
     });
     const parts: Array<{ type: string; reason?: string }> = [];
-    for await (const part of result.fullStream) parts.push(part as { type: string; reason?: string });
+    for await (const part of result.fullStream) parts.push(part);
 
     // The stream does not throw: it ends with an `abort` part whose reason is our error's message.
     const last = parts.at(-1)!;

@@ -201,7 +201,7 @@ describe.each(['onLoopEvent', 'onAbort'] as const)('%s', (key) => {
   });
 
   it.each(['log', 1, true])('a non-function %j is ignored with a warning naming the option', (value) => {
-    const { resolved, warnings } = resolve({ [key]: value } as unknown as ToolLoopSpanProcessorOptions, {});
+    const { resolved, warnings } = resolve({ [key]: value }, {});
     expect(resolved[key]).toBeUndefined();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(`option ${key}`);

@@ -105,7 +105,7 @@ describe('OTLP/HTTP JSON export of loop events', () => {
       [sc.ATTR_TOOL_LOOP_RUN_ID]: RUN,
       [sc.ATTR_GEN_AI_TOOL_NAME]: 'read',
       [sc.ATTR_GEN_AI_AGENT_ID]: AGENT,
-      [sc.ATTR_TOOL_LOOP_WARNING_KEY]: expect.stringMatching(/^pingpong:/),
+      [sc.ATTR_TOOL_LOOP_WARNING_KEY]: expect.stringMatching(/^pingpong:/) as string,
       [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: 'list',
     });
     expect(otlpAttributes(span.attributes)[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('warning');
@@ -140,9 +140,9 @@ describe('OTLP/HTTP JSON export of loop events', () => {
     expect(otlpAttributes(span.attributes)[sc.ATTR_COMPACTION_RETRY]).toBe(true);
     expect(attributes).toMatchObject({
       [sc.ATTR_TOOL_LOOP_DETECTOR]: 'compaction_loop_persisted',
-      [sc.ATTR_TOOL_LOOP_LEVEL]: expect.stringMatching(/^(warning|critical)$/),
+      [sc.ATTR_TOOL_LOOP_LEVEL]: expect.stringMatching(/^(warning|critical)$/) as string,
       [sc.ATTR_TOOL_LOOP_ACTION]: 'arm',
-      [sc.ATTR_TOOL_LOOP_COUNT]: expect.any(Number),
+      [sc.ATTR_TOOL_LOOP_COUNT]: expect.any(Number) as number,
       [sc.ATTR_TOOL_LOOP_MESSAGE]: 'post-compaction guard armed for 3 attempts',
       [sc.ATTR_TOOL_LOOP_RUN_ID]: RUN,
       [sc.ATTR_GEN_AI_AGENT_ID]: AGENT,

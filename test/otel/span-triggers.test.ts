@@ -65,7 +65,7 @@ describe('SpanTriggers over custom adapters', () => {
     ({
       name,
       triggers,
-      matchStart: (span: SpanView) => (span.attributes['my.tool'] === undefined ? undefined : { toolName: String(span.attributes['my.tool']), arguments: span.attributes['my.args'] }),
+      matchStart: (span: SpanView) => (span.attributes['my.tool'] === undefined ? undefined : { toolName: span.attributes['my.tool'] as string, arguments: span.attributes['my.args'] }),
       readEnd: () => ({ hasResult: false, isError: false }),
     }) as ToolSpanAdapter;
 

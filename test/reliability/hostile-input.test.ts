@@ -260,14 +260,14 @@ describe('hostile and broken input', () => {
       postCompactionGuard: { windowSize: 0 },
     };
     const diagLog = recordDiag();
-    harness = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, ...bad } } } as never });
+    harness = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, ...bad } } } });
     const warnings = diagLog.at('warn').join('\n');
     for (const key of ['historySize', 'warningThreshold', 'criticalThreshold', 'globalCircuitBreakerThreshold', 'unknownToolThreshold', 'postCompactionGuard.windowSize']) {
       expect(warnings, key).toContain(`tools.loopDetection.${key}`);
     }
     // …and the defaults are what runs: 10 identical calls, the 11th warns (W 10), none is critical.
     expect(repeat(harness, 'defaults', 11, 'read', '{}', '"same"').filter(Boolean)).toEqual(['warning']);
-    const resolved = resolveLoopDetectionConfig({ enabled: true, ...bad } as never);
+    const resolved = resolveLoopDetectionConfig({ enabled: true, ...bad });
     expect(resolved).toMatchObject({ historySize: 30, warningThreshold: 10, criticalThreshold: 20, globalCircuitBreakerThreshold: 30, unknownToolThreshold: 10, postCompactionGuard: { windowSize: 3 } });
   });
 

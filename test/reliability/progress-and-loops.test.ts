@@ -21,7 +21,7 @@ import { getToolLoopVerdict, ToolLoopSpanProcessor, type LoopAbortEvent, type Lo
 import * as sc from '../../src/semconv.js';
 import { resetOtelGlobals } from '../helpers/otel-harness.js';
 import { fcParams, fuzzTimeout, reportCount } from './fuzz-runs.js';
-import { SpanDriver, spanOp, type SpanOp } from './span-arbitraries.js';
+import { SpanDriver, spanOp } from './span-arbitraries.js';
 
 afterAll(() => resetOtelGlobals());
 
@@ -206,7 +206,7 @@ describe('loops are always caught', () => {
 
             const targetCriticals = () => h.events.filter((event) => event.runId === 'target-run' && event.level === 'critical');
             for (let k = 1; k <= threshold + 2; k += 1) {
-              for (const op of noise[(k - 1) % noise.length] as SpanOp[]) await driver.run(op); // other runs only
+              for (const op of noise[(k - 1) % noise.length]) await driver.run(op); // other runs only
               const span = h.tracer.startSpan('execute_tool', { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: target.tool, [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: target.args } }, ctx);
               const verdict = getToolLoopVerdict(span);
               if (k <= threshold) {

@@ -45,7 +45,7 @@ export const attributeValue: fc.Arbitrary<AttributeValue> = fc.oneof(
   { weight: 6, arbitrary: stringValue },
   { weight: 2, arbitrary: numberValue },
   { weight: 2, arbitrary: fc.boolean() },
-  { weight: 1, arbitrary: fc.array(fc.option(fc.string({ maxLength: 8 }), { nil: null }), { maxLength: 4 }) as fc.Arbitrary<AttributeValue> },
+  { weight: 1, arbitrary: fc.array(fc.option(fc.string({ maxLength: 8 }), { nil: null }), { maxLength: 4 }) },
   { weight: 1, arbitrary: fc.array(numberValue, { maxLength: 4 }) },
   { weight: 1, arbitrary: fc.array(fc.boolean(), { maxLength: 4 }) },
 );

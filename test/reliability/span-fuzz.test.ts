@@ -19,6 +19,7 @@ import { fuzzSettings, SpanDriver, spanOp } from './span-arbitraries.js';
 
 /** Every history a run holds, checked against `historySize` after each write. */
 const historyViolations: string[] = [];
+// eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with apply(this) by the wrappers below
 const original = { appendCall: ToolCallHistory.prototype.appendCall, attachOutcome: ToolCallHistory.prototype.attachOutcome };
 
 beforeAll(() => {
@@ -89,7 +90,7 @@ describe('span-operation fuzz through a real BasicTracerProvider', () => {
           const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(new CountingExporter())] });
           const tracer = provider.getTracer('fuzz');
           const driver = new SpanDriver(tracer, (ms) => (now += ms), () => processor.forceFlush());
-          const historySize = resolveLoopDetectionConfig(settings.loopDetection as never).historySize;
+          const historySize = resolveLoopDetectionConfig(settings.loopDetection).historySize;
 
           for (const op of ops) {
             operations += 1;

@@ -20,7 +20,7 @@ const field = (object: Json, camel: string, snake: string): unknown => object[ca
 export function otlpResourceSpans(document: unknown): unknown[] | undefined {
   if (!isRecord(document)) return undefined;
   const direct = field(document, 'resourceSpans', 'resource_spans') ?? document.batches;
-  if (Array.isArray(direct)) return direct;
+  if (Array.isArray(direct)) return direct as unknown[];
   if (isRecord(document.trace)) return otlpResourceSpans(document.trace);
   return undefined;
 }

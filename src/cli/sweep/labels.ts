@@ -28,7 +28,7 @@ export async function loadRunLabels(indexFile: string): Promise<RunLabel[]> {
   try {
     parsed = JSON.parse(await readFile(indexFile, 'utf8'));
   } catch (error) {
-    throw new Error(`${indexFile}: cannot read index: ${(error as Error).message}`);
+    throw new Error(`${indexFile}: cannot read index: ${(error as Error).message}`, { cause: error });
   }
   if (!isRecord(parsed) || !Array.isArray(parsed.trajectories)) throw new Error(`${indexFile}: not a trajectory index (expected {trajectories: [...]})`);
   const base = dirname(resolve(indexFile));

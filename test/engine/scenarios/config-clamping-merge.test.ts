@@ -87,7 +87,7 @@ describe('config clamping and merge', () => {
 
     it('scenario 63: an unknown key → a warning, not a rejection', () => {
       const issues = validateToolLoopGuardConfig({ tools: { loopDetection: { enabled: true, turnLimit: 5 } } });
-      expect(issues).toEqual([{ path: 'tools.loopDetection.turnLimit', message: expect.any(String), severity: 'warning' }]);
+      expect(issues).toEqual([{ path: 'tools.loopDetection.turnLimit', message: expect.any(String) as string, severity: 'warning' }]);
       expect(resolveLoopDetectionConfig({ enabled: true, turnLimit: 5 } as never).enabled).toBe(true);
     });
   });
