@@ -58,7 +58,8 @@ function calibrate(base: Variant, batchMs: number): number {
   let ops = 16;
   for (;;) {
     const ns = time(base, ops);
-    if (ns >= batchMs * 1e6 * 0.25 || ops >= 1 << 24) return Math.max(1, Math.round((ops * batchMs * 1e6) / Math.max(ns, 1)));
+    if (ns >= batchMs * 1e6 * 0.25 || ops >= 1 << 24)
+      return Math.max(1, Math.round((ops * batchMs * 1e6) / Math.max(ns, 1)));
     ops *= 4;
   }
 }

@@ -25,10 +25,14 @@ import { argsJson, httpAttributes, prng, structuredResultJson, textResultJson } 
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
-const only = argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
-const outFile = argv.find((a) => a.startsWith('--out='))?.slice(6) ?? join(root, '.bench', SMOKE ? 'smoke.json' : 'latest.json');
+const outFile =
+  argv.find((a) => a.startsWith('--out='))?.slice(6) ?? join(root, '.bench', SMOKE ? 'smoke.json' : 'latest.json');
 const run = (target: string): boolean => !only || only.includes(target);
 
 /** Timing effort: full runs take ~20–40 rounds of ~15 ms batches per variant. */
@@ -69,7 +73,13 @@ async function target1(): Promise<void> {
   const floor = tracerWith();
   const mine = tracerWith(await ours());
   // The SDK's own cost of having any processor at all (MultiSpanProcessor dispatch).
-  const noop = tracerWith({ onStart() {}, onEnding() {}, onEnd() {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() });
+  const noop = tracerWith({
+    onStart() {},
+    onEnding() {},
+    onEnd() {},
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  });
   // The least a processor for these conventions must do on a plain span: look for the
   // attributes and names that mark a tool span or a run, at start and (kinds set late) at end.
   const triggers = SpanTriggers.of(DEFAULT_ADAPTERS);
@@ -85,7 +95,11 @@ async function target1(): Promise<void> {
     let i = 0;
     return (ops: number) => {
       for (let n = 0; n < ops; n += 1) {
-        const span = tracer.startSpan('GET /api/items/:id', { kind: SpanKind.SERVER, attributes: attrs[i++ & 63] }, ROOT_CONTEXT);
+        const span = tracer.startSpan(
+          'GET /api/items/:id',
+          { kind: SpanKind.SERVER, attributes: attrs[i++ & 63] },
+          ROOT_CONTEXT,
+        );
         span.end();
       }
     };
@@ -96,7 +110,11 @@ async function target1(): Promise<void> {
     let i = 0;
     return (ops: number) => {
       for (let n = 0; n < ops; n += 1) {
-        const span = tracer.startSpan('GET /api/items/:id', { kind: SpanKind.CLIENT, attributes: attrs[i++ & 63] }, ctx);
+        const span = tracer.startSpan(
+          'GET /api/items/:id',
+          { kind: SpanKind.CLIENT, attributes: attrs[i++ & 63] },
+          ctx,
+        );
         span.end();
       }
     };
@@ -117,26 +135,53 @@ async function target1(): Promise<void> {
   const child = pairedRatio(m, 'ours child', 'floor child');
   check('1', 'non-tool root span: ours / floor', root, '<=', 1.05);
   check('1', 'non-tool child span: ours / floor', child, '<=', 1.05);
-  check('1', 'non-tool root span: empty processor / floor (info: SDK dispatch cost)', pairedRatio(m, 'noop-processor root', 'floor root'), '<=', 1.05, false);
-  check('1', 'non-tool root span: ours / empty processor (info)', pairedRatio(m, 'ours root', 'noop-processor root'), '<=', 1.05, false);
-  check('1', 'non-tool root span: trigger check only / floor (info: the least a processor for these conventions does)', pairedRatio(m, 'trigger-check-only root', 'floor root'), '<=', 1.05, false);
+  check(
+    '1',
+    'non-tool root span: empty processor / floor (info: SDK dispatch cost)',
+    pairedRatio(m, 'noop-processor root', 'floor root'),
+    '<=',
+    1.05,
+    false,
+  );
+  check(
+    '1',
+    'non-tool root span: ours / empty processor (info)',
+    pairedRatio(m, 'ours root', 'noop-processor root'),
+    '<=',
+    1.05,
+    false,
+  );
+  check(
+    '1',
+    'non-tool root span: trigger check only / floor (info: the least a processor for these conventions does)',
+    pairedRatio(m, 'trigger-check-only root', 'floor root'),
+    '<=',
+    1.05,
+    false,
+  );
   if (noticed !== 0) sanity.push(`target 1: the trigger check took ${noticed} plain spans for tool or run spans`);
   details.target1 = m;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Target 2: a tool span with 1 KB arguments and a 10 KB result, full detection.
 async function target2(shape: 'text' | 'structured'): Promise<void> {
   const POOL = 16;
   const args = Array.from({ length: POOL }, (_, i) => argsJson(i));
-  const results = Array.from({ length: POOL }, (_, i) => (shape === 'text' ? textResultJson(i) : structuredResultJson(i)));
+  const results = Array.from({ length: POOL }, (_, i) =>
+    shape === 'text' ? textResultJson(i) : structuredResultJson(i),
+  );
   const ids = Array.from({ length: 4096 }, (_, i) => `call_${i.toString(36).padStart(8, '0')}`);
   const api = await xxhash();
   let events = 0;
   const processor = await ours(() => void (events += 1));
   const naiveProcessor = new NaiveLoopSpanProcessor();
-  const make = (tracer: ReturnType<typeof tracerWith>, runId: string, raw = false, parse = false): ((ops: number) => void) => {
+  const make = (
+    tracer: ReturnType<typeof tracerWith>,
+    runId: string,
+    raw = false,
+    parse = false,
+  ): ((ops: number) => void) => {
     const { ctx } = startRun(tracer, runId);
     let i = 0;
     return (ops) => {
@@ -173,11 +218,31 @@ async function target2(shape: 'text' | 'structured'): Promise<void> {
   check('2', `${shape} result: ours / floor`, oursFloor, '<=', 2);
   check('2', `${shape} result: naive / ours`, naiveOurs, '>=', 5);
   check('2', `${shape} result: naive overhead / ours overhead (info)`, overhead, '>=', 5, false);
-  check('2', `${shape} result: (floor + xxh64 of the two attribute strings) / floor (info: lower bound of any processor that hashes content)`, pairedRatio(m, 'floor + xxh64', 'floor'), '<=', 2, false);
-  check('2', `${shape} result: (floor + JSON.parse of args and result) / floor (info: lower bound of ours / floor)`, pairedRatio(m, 'floor + JSON.parse', 'floor'), '<=', 2, false);
+  check(
+    '2',
+    `${shape} result: (floor + xxh64 of the two attribute strings) / floor (info: lower bound of any processor that hashes content)`,
+    pairedRatio(m, 'floor + xxh64', 'floor'),
+    '<=',
+    2,
+    false,
+  );
+  check(
+    '2',
+    `${shape} result: (floor + JSON.parse of args and result) / floor (info: lower bound of ours / floor)`,
+    pairedRatio(m, 'floor + JSON.parse', 'floor'),
+    '<=',
+    2,
+    false,
+  );
   if (events !== 0) sanity.push(`target 2 (${shape}): expected no loop events on a healthy workload, got ${events}`);
-  if (processor.getStats().liveRuns !== 1) sanity.push(`target 2 (${shape}): expected 1 live run, got ${processor.getStats().liveRuns}`);
-  details[`target2_${shape}`] = { ...m, overheadRatio: overhead, loopEvents: events, naiveVerdicts: naiveProcessor.verdicts };
+  if (processor.getStats().liveRuns !== 1)
+    sanity.push(`target 2 (${shape}): expected 1 live run, got ${processor.getStats().liveRuns}`);
+  details[`target2_${shape}`] = {
+    ...m,
+    overheadRatio: overhead,
+    loopEvents: events,
+    naiveVerdicts: naiveProcessor.verdicts,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,18 +254,47 @@ async function target3(shape: 'text' | 'structured'): Promise<void> {
   const api = await xxhash();
   const digester = await createDigester();
   // The bytes our digest covers: the canonical token stream of the outcome projection.
-  const projected = shape === 'text' ? { details: (result as { details: unknown }).details, text: (result as { content: Array<{ text: string }> }).content[0].text.trim() } : result;
+  const projected =
+    shape === 'text'
+      ? {
+          details: (result as { details: unknown }).details,
+          text: (result as { content: Array<{ text: string }> }).content[0].text.trim(),
+        }
+      : result;
   const canonical = Buffer.from(digestInput(projected));
   const expected = api.h64Raw(canonical).toString(16).padStart(16, '0');
   const got = hashToolOutcome(digester, { toolName: 'read', params: { path: '/x' }, result }).resultHash;
-  if (got !== expected) sanity.push(`target 3 (${shape}): digest ${got} differs from xxhash64 of the canonical bytes ${expected}`);
+  if (got !== expected)
+    sanity.push(`target 3 (${shape}): digest ${got} differs from xxhash64 of the canonical bytes ${expected}`);
   const m = measure(
     [
-      { name: 'raw h64Raw', batch: (ops) => { for (let n = 0; n < ops; n += 1) api.h64Raw(canonical); } },
-      { name: 'ours hashToolOutcome', batch: (ops) => { for (let n = 0; n < ops; n += 1) hashToolOutcome(digester, { toolName: 'read', params: { path: '/x' }, result }); } },
-      { name: 'naive sha256(stable)', batch: (ops) => { for (let n = 0; n < ops; n += 1) createHash('sha256').update(naiveStable(projected)).digest('hex'); } },
+      {
+        name: 'raw h64Raw',
+        batch: (ops) => {
+          for (let n = 0; n < ops; n += 1) api.h64Raw(canonical);
+        },
+      },
+      {
+        name: 'ours hashToolOutcome',
+        batch: (ops) => {
+          for (let n = 0; n < ops; n += 1)
+            hashToolOutcome(digester, { toolName: 'read', params: { path: '/x' }, result });
+        },
+      },
+      {
+        name: 'naive sha256(stable)',
+        batch: (ops) => {
+          for (let n = 0; n < ops; n += 1) createHash('sha256').update(naiveStable(projected)).digest('hex');
+        },
+      },
     ],
-    { base: 'raw h64Raw', ...T, rounds: SMOKE ? 3 : shape === 'text' ? 21 : 7, batchMs: SMOKE ? 2 : 20, ...(shape === 'structured' ? { ops: SMOKE ? 1 : 3 } : {}) },
+    {
+      base: 'raw h64Raw',
+      ...T,
+      rounds: SMOKE ? 3 : shape === 'text' ? 21 : 7,
+      batchMs: SMOKE ? 2 : 20,
+      ...(shape === 'structured' ? { ops: SMOKE ? 1 : 3 } : {}),
+    },
   );
   const mbps = (name: string) => `${((canonical.length / m.nsPerOp[name]) * 1e3).toFixed(0)} MB/s`;
   table(`Target 3 (${shape}): hashing a ${(canonical.length / 1048576).toFixed(2)} MB result (canonical bytes)`, m, {
@@ -217,7 +311,10 @@ function naiveStable(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(naiveStable).join(',')}]`;
   const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${naiveStable(obj[k])}`).join(',')}}`;
+  return `{${Object.keys(obj)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${naiveStable(obj[k])}`)
+    .join(',')}}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,7 +366,12 @@ function pingPongSteps(count: number): Step[] {
   });
 }
 
-function engineVariant(name: string, steps: Step[], historySize: number, stats: { blocked: number; verdicts: number }): Variant {
+function engineVariant(
+  name: string,
+  steps: Step[],
+  historySize: number,
+  stats: { blocked: number; verdicts: number },
+): Variant {
   const config = resolveLoopDetectionConfig({ enabled: true, historySize });
   const session = new LoopRun({ config, runId: 'run-1' });
   let i = 0;
@@ -287,13 +389,23 @@ function engineVariant(name: string, steps: Step[], historySize: number, stats: 
   };
   for (let n = 0; n < 2 * historySize; n += 1) one(); // fill the history
   if (session.history.size !== historySize) throw new Error(`${name}: history not full`);
-  return { name, batch: (ops) => { for (let n = 0; n < ops; n += 1) one(); } };
+  return {
+    name,
+    batch: (ops) => {
+      for (let n = 0; n < ops; n += 1) one();
+    },
+  };
 }
 
 function target5(): void {
   const mixed = mixedSteps(1 << 16);
   const pp = pingPongSteps(1 << 16);
-  const stats = { m30: { blocked: 0, verdicts: 0 }, m1000: { blocked: 0, verdicts: 0 }, p30: { blocked: 0, verdicts: 0 }, p1000: { blocked: 0, verdicts: 0 } };
+  const stats = {
+    m30: { blocked: 0, verdicts: 0 },
+    m1000: { blocked: 0, verdicts: 0 },
+    p30: { blocked: 0, verdicts: 0 },
+    p1000: { blocked: 0, verdicts: 0 },
+  };
   const m = measure(
     [
       engineVariant('mixed @30', mixed, 30, stats.m30),
@@ -305,8 +417,15 @@ function target5(): void {
   );
   table('Target 5: engine per-call cost (check + recordCall + recordOutcome), history full', m);
   check('5', 'mixed: cost @1000 / cost @30', pairedRatio(m, 'mixed @1000', 'mixed @30'), '<=', 1.5);
-  check('5', 'progressing ping-pong: cost @1000 / cost @30', pairedRatio(m, 'ping-pong @1000', 'ping-pong @30'), '<=', 1.5);
-  if (stats.p30.blocked + stats.p1000.blocked + stats.m30.blocked + stats.m1000.blocked !== 0) sanity.push(`target 5: a progressing workload was blocked: ${JSON.stringify(stats)}`);
+  check(
+    '5',
+    'progressing ping-pong: cost @1000 / cost @30',
+    pairedRatio(m, 'ping-pong @1000', 'ping-pong @30'),
+    '<=',
+    1.5,
+  );
+  if (stats.p30.blocked + stats.p1000.blocked + stats.m30.blocked + stats.m1000.blocked !== 0)
+    sanity.push(`target 5: a progressing workload was blocked: ${JSON.stringify(stats)}`);
   details.target5 = { ...m, stats };
 }
 
@@ -314,7 +433,11 @@ function target5(): void {
 // Target 4: memory, in fresh child processes (clean heaps, --expose-gc).
 function target4(): void {
   for (const mode of ['live', 'sequential'] as const) {
-    const child = spawnSync(process.execPath, ['--expose-gc', join(here, 'memory.js'), mode, ...(SMOKE ? ['--smoke'] : [])], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const child = spawnSync(
+      process.execPath,
+      ['--expose-gc', join(here, 'memory.js'), mode, ...(SMOKE ? ['--smoke'] : [])],
+      { encoding: 'utf8', maxBuffer: 1 << 24 },
+    );
     if (child.status !== 0) {
       sanity.push(`target 4 (${mode}): child failed: ${child.stderr}`);
       continue;
@@ -322,12 +445,22 @@ function target4(): void {
     const r = JSON.parse(child.stdout.trim().split('\n').pop()!) as Record<string, number>;
     details[`target4_${mode}`] = r;
     if (mode === 'live') {
-      console.log(`\nTarget 4 (live): ${r.runs} live runs x ${r.recordsPerRun} records: heap +${(r.deltaBytes / 1048576).toFixed(1)} MB (${r.bytesPerRun.toFixed(0)} B/run, ${(r.bytesPerRun / r.recordsPerRun).toFixed(0)} B/record); liveRuns=${r.liveRuns}`);
+      console.log(
+        `\nTarget 4 (live): ${r.runs} live runs x ${r.recordsPerRun} records: heap +${(r.deltaBytes / 1048576).toFixed(1)} MB (${r.bytesPerRun.toFixed(0)} B/run, ${(r.bytesPerRun / r.recordsPerRun).toFixed(0)} B/record); liveRuns=${r.liveRuns}`,
+      );
       if (r.liveRuns !== r.runs) sanity.push(`target 4 (live): expected ${r.runs} live runs, got ${r.liveRuns}`);
       const scaled = (r.deltaBytes / r.runs) * 10_000;
-      check('4', `heap for 10 000 live runs x 30 records, MB${SMOKE ? ' (extrapolated)' : ''}`, scaled / 1048576, '<=', 50);
+      check(
+        '4',
+        `heap for 10 000 live runs x 30 records, MB${SMOKE ? ' (extrapolated)' : ''}`,
+        scaled / 1048576,
+        '<=',
+        50,
+      );
     } else {
-      console.log(`\nTarget 4 (sequential): ${r.runs} runs; heap after GC: baseline ${(r.baselineBytes / 1048576).toFixed(1)} MB, final ${(r.finalBytes / 1048576).toFixed(1)} MB, max ${(r.maxBytes / 1048576).toFixed(1)} MB; liveRuns=${r.liveRuns}; ${(r.nsPerRun / 1000).toFixed(1)} us/run`);
+      console.log(
+        `\nTarget 4 (sequential): ${r.runs} runs; heap after GC: baseline ${(r.baselineBytes / 1048576).toFixed(1)} MB, final ${(r.finalBytes / 1048576).toFixed(1)} MB, max ${(r.maxBytes / 1048576).toFixed(1)} MB; liveRuns=${r.liveRuns}; ${(r.nsPerRun / 1000).toFixed(1)} us/run`,
+      );
       if (r.liveRuns !== 0) sanity.push(`target 4 (sequential): ${r.liveRuns} runs still live after their roots ended`);
       check('4', `${r.runs} sequential runs: final heap / baseline heap`, r.finalBytes / r.baselineBytes, '<=', 1.1);
     }
@@ -336,7 +469,9 @@ function target4(): void {
 
 // ---------------------------------------------------------------------------------------------
 async function main(): Promise<void> {
-  console.log(`tool-loop-guard bench${SMOKE ? ' (smoke: few iterations, timing not gated)' : ''} — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}`);
+  console.log(
+    `tool-loop-guard bench${SMOKE ? ' (smoke: few iterations, timing not gated)' : ''} — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}`,
+  );
   if (run('1')) await target1();
   if (run('2')) {
     await target2('text');
@@ -362,7 +497,22 @@ async function main(): Promise<void> {
   for (const s of sanity) console.error(`SANITY: ${s}`);
   const failed = checks.filter((c) => c.gated && !c.pass);
   mkdirSync(dirname(outFile), { recursive: true });
-  writeFileSync(outFile, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, smoke: SMOKE, checks, sanity, details }, null, 1));
+  writeFileSync(
+    outFile,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        smoke: SMOKE,
+        checks,
+        sanity,
+        details,
+      },
+      null,
+      1,
+    ),
+  );
   console.log(`\nwritten ${outFile}`);
   if (sanity.length > 0) process.exitCode = 2;
   else if (!SMOKE && failed.length > 0) {

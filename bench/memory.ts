@@ -28,11 +28,19 @@ const freshName = (k: number): string => TOOLS[k % TOOLS.length].split('').join(
 function args(r: number, j: number): string {
   // ~120 B of JSON arguments; 1 call in 5 repeats the previous arguments (a retry).
   const n = j % 5 === 4 ? j - 1 : j;
-  return JSON.stringify({ path: `/repo/run-${r}/src/file-${n}.ts`, offset: n * 40, limit: 200, pattern: `needle-${n}` });
+  return JSON.stringify({
+    path: `/repo/run-${r}/src/file-${n}.ts`,
+    offset: n * 40,
+    limit: 200,
+    pattern: `needle-${n}`,
+  });
 }
 
 function result(r: number, j: number): string {
-  return JSON.stringify({ content: [{ type: 'text', text: `line ${j} of run ${r}\n`.repeat(8) }], details: { status: 'ok', lines: 8 } });
+  return JSON.stringify({
+    content: [{ type: 'text', text: `line ${j} of run ${r}\n`.repeat(8) }],
+    details: { status: 'ok', lines: 8 },
+  });
 }
 
 async function live(): Promise<void> {
@@ -43,17 +51,34 @@ async function live(): Promise<void> {
   // Warm-up: code, ICs and one-off allocations, in runs that end.
   for (let r = 0; r < 200; r += 1) {
     const run = startRun(tracer, `warm-${r}`);
-    for (let j = 0; j < records; j += 1) toolSpan(tracer, run.ctx, freshName(j), `call_w${r}_${j}`, args(r, j), result(r, j));
+    for (let j = 0; j < records; j += 1)
+      toolSpan(tracer, run.ctx, freshName(j), `call_w${r}_${j}`, args(r, j), result(r, j));
     run.end();
   }
   const before = heap();
   for (let r = 0; r < runs; r += 1) {
-    const run = startRun(tracer, `run-${r.toString(36)}-${(r * 2654435761 >>> 0).toString(16)}`);
-    for (let j = 0; j < records; j += 1) toolSpan(tracer, run.ctx, freshName(r + j), `call_${r.toString(36)}_${j}_${(j * 40503 + r) >>> 0}`, args(r, j), result(r, j));
+    const run = startRun(tracer, `run-${r.toString(36)}-${((r * 2654435761) >>> 0).toString(16)}`);
+    for (let j = 0; j < records; j += 1)
+      toolSpan(
+        tracer,
+        run.ctx,
+        freshName(r + j),
+        `call_${r.toString(36)}_${j}_${(j * 40503 + r) >>> 0}`,
+        args(r, j),
+        result(r, j),
+      );
   }
   const after = heap();
   const delta = after - before;
-  console.log(JSON.stringify({ runs, recordsPerRun: records, deltaBytes: delta, bytesPerRun: delta / runs, liveRuns: processor.getStats().liveRuns }));
+  console.log(
+    JSON.stringify({
+      runs,
+      recordsPerRun: records,
+      deltaBytes: delta,
+      bytesPerRun: delta / runs,
+      liveRuns: processor.getStats().liveRuns,
+    }),
+  );
 }
 
 async function sequential(): Promise<void> {

@@ -80,7 +80,11 @@ function outcomeHash(result: unknown): string | undefined {
   return digestStable(result);
 }
 
-function noProgressStreak(history: NaiveRecord[], toolName: string, argsHash: string): { count: number; latest?: string } {
+function noProgressStreak(
+  history: NaiveRecord[],
+  toolName: string,
+  argsHash: string,
+): { count: number; latest?: string } {
   let count = 0;
   let latest: string | undefined;
   for (let i = history.length - 1; i >= 0; i -= 1) {
@@ -127,7 +131,12 @@ export class NaiveLoopSpanProcessor implements SpanProcessor {
     this.spanRun.set(span, runId);
     const toolName = attrs['gen_ai.tool.name'];
     if (typeof toolName !== 'string') return;
-    const state: NaiveToolSpan = { runId, toolName, toolCallId: attrs['gen_ai.tool.call.id'] as string | undefined, blocked: false };
+    const state: NaiveToolSpan = {
+      runId,
+      toolName,
+      toolCallId: attrs['gen_ai.tool.call.id'] as string | undefined,
+      blocked: false,
+    };
     this.toolSpans.set(span, state);
     state.params = parse(attrs['gen_ai.tool.call.arguments']);
     state.argsHash = `${toolName}:${digestStable(state.params)}`;
@@ -138,7 +147,8 @@ export class NaiveLoopSpanProcessor implements SpanProcessor {
     const recent = h.filter((r) => r.toolName === toolName && r.argsHash === state.argsHash).length;
     const pingPong = pingPongCount(h, state.argsHash);
     let unknown = 0;
-    for (let i = h.length - 1; i >= 0 && h[i].toolName === toolName && h[i].resultHash?.startsWith('error:'); i -= 1) unknown += 1;
+    for (let i = h.length - 1; i >= 0 && h[i].toolName === toolName && h[i].resultHash?.startsWith('error:'); i -= 1)
+      unknown += 1;
     let level: string | undefined;
     if (streak.count >= GLOBAL || streak.count >= CRITICAL) level = 'critical';
     else if (pingPong >= WARNING || recent >= WARNING || unknown >= WARNING) level = 'warning';
@@ -169,12 +179,23 @@ export class NaiveLoopSpanProcessor implements SpanProcessor {
     const h = this.run(state.runId).history;
     for (let i = h.length - 1; i >= 0; i -= 1) {
       const r = h[i];
-      if (r.toolName === state.toolName && r.argsHash === state.argsHash && r.resultHash === undefined && r.toolCallId === state.toolCallId) {
+      if (
+        r.toolName === state.toolName &&
+        r.argsHash === state.argsHash &&
+        r.resultHash === undefined &&
+        r.toolCallId === state.toolCallId
+      ) {
         r.resultHash = resultHash;
         return;
       }
     }
-    h.push({ toolName: state.toolName, argsHash: state.argsHash, toolCallId: state.toolCallId, resultHash, timestamp: Date.now() });
+    h.push({
+      toolName: state.toolName,
+      argsHash: state.argsHash,
+      toolCallId: state.toolCallId,
+      resultHash,
+      timestamp: Date.now(),
+    });
     if (h.length > HISTORY_SIZE) h.shift();
   }
 

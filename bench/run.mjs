@@ -10,8 +10,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'bench/tsconfig.json')], { stdio: 'inherit', cwd: root });
-const result = spawnSync(process.execPath, ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-  cwd: root,
-});
+const result = spawnSync(
+  process.execPath,
+  ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+    cwd: root,
+  },
+);
 process.exit(result.status ?? 1);

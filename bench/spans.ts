@@ -16,12 +16,23 @@ export async function ours(onEvent?: () => void): Promise<ToolLoopSpanProcessor>
 
 /** Starts a run root span (with `tool_loop.run_id`) and returns it with its context. */
 export function startRun(tracer: Tracer, runId: string): { end(): void; ctx: Context } {
-  const root = tracer.startSpan('invoke_agent', { kind: SpanKind.INTERNAL, attributes: { 'tool_loop.run_id': runId, 'gen_ai.operation.name': 'invoke_agent' } }, ROOT_CONTEXT);
+  const root = tracer.startSpan(
+    'invoke_agent',
+    { kind: SpanKind.INTERNAL, attributes: { 'tool_loop.run_id': runId, 'gen_ai.operation.name': 'invoke_agent' } },
+    ROOT_CONTEXT,
+  );
   return { end: () => root.end(), ctx: trace.setSpan(ROOT_CONTEXT, root) };
 }
 
 /** One tool span: start with arguments, set the result before end, end. */
-export function toolSpan(tracer: Tracer, ctx: Context, toolName: string, callId: string, args: string, result: string): void {
+export function toolSpan(
+  tracer: Tracer,
+  ctx: Context,
+  toolName: string,
+  callId: string,
+  args: string,
+  result: string,
+): void {
   const span = tracer.startSpan(
     `execute_tool ${toolName}`,
     {

@@ -34,7 +34,12 @@ export { canonicalString } from './engine/hashing/canonical.js';
 // One run's detection: history, detectors, suppression, the post-compaction guard.
 export { LoopRun, type GuardAbort, type LoopRunOptions } from './engine/loop-run.js';
 export { ToolCallHistory } from './engine/history/tool-call-history.js';
-export type { NoProgressStreak, PingPongCandidate, ScopedHistory, UnknownToolStreak } from './engine/history/queries.js';
+export type {
+  NoProgressStreak,
+  PingPongCandidate,
+  ScopedHistory,
+  UnknownToolStreak,
+} from './engine/history/queries.js';
 export { detectToolCallLoop } from './engine/detectors/detect.js';
 export type { Detector, DetectorFinding, DetectorLogLine } from './engine/detectors/detector.js';
 export {

@@ -3,11 +3,7 @@
  * See README.md for setup and DESIGN's contract for attribute and event names.
  */
 export { ToolLoopSpanProcessor, type ToolLoopProcessorStats } from './otel/processor.js';
-export {
-  DEFAULT_MAX_LIVE_RUNS,
-  DEFAULT_RUN_IDLE_TTL_MS,
-  type ToolLoopSpanProcessorOptions,
-} from './otel/options.js';
+export { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS, type ToolLoopSpanProcessorOptions } from './otel/options.js';
 export { getToolLoopVerdict, type LoopAbortEvent, type LoopEvent, type ToolSpanVerdict } from './otel/loop-event.js';
 export {
   DEFAULT_ADAPTERS,
@@ -16,14 +12,22 @@ export {
   openClawAdapter,
   openInferenceAdapter,
   traceloopAdapter,
-  type AdapterTriggers, type RunScopeHint, type ToolCallEnd, type ToolCallStart, type ToolSpanAdapter } from './spans/adapters/index.js';
+  type AdapterTriggers,
+  type RunScopeHint,
+  type ToolCallEnd,
+  type ToolCallStart,
+  type ToolSpanAdapter,
+} from './spans/adapters/index.js';
 export type { SpanView } from './spans/span-view.js';
 
 export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';
 export { traceToolCall, type ToolCallContext, type TraceToolCallOptions } from './instrument/trace-tool-call.js';
 export { markCompactionRetry } from './instrument/mark-compaction-retry.js';
 
-export { CompactionLoopPersistedError, COMPACTION_LOOP_PERSISTED_CODE } from './engine/errors/compaction-loop-persisted-error.js';
+export {
+  CompactionLoopPersistedError,
+  COMPACTION_LOOP_PERSISTED_CODE,
+} from './engine/errors/compaction-loop-persisted-error.js';
 export { ToolLoopBlockedError, TOOL_LOOP_BLOCKED_CODE } from './engine/errors/tool-loop-blocked-error.js';
 export { blockedToolResult, type BlockedToolResult } from './engine/hashing/outcome-hash.js';
 export type { LoopDetectorName, LoopLevel, LoopVerdict } from './engine/types.js';

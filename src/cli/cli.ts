@@ -48,14 +48,18 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`tool-loop-guard: ${(error as Error).message}\nRun "tool-loop-guard${command === 'analyze' || command === 'sweep' ? ` ${command}` : ''} --help" for usage.\n`);
+      io.stderr(
+        `tool-loop-guard: ${(error as Error).message}\nRun "tool-loop-guard${command === 'analyze' || command === 'sweep' ? ` ${command}` : ''} --help" for usage.\n`,
+      );
       return 2;
     }
     if (error instanceof ConfigFileError) {
       io.stderr(`tool-loop-guard: ${error.message}\n`);
       return 2;
     }
-    io.stderr(`tool-loop-guard: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(
+      `tool-loop-guard: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 70;
   }
 }

@@ -44,7 +44,14 @@ export const DEMO_AGENTS: readonly ScriptedAgent[] = [
     maxSteps: 12,
     step: (i) =>
       i < 11
-        ? { tool: 'process', args: { action: 'poll', sessionId: 'build-7' }, run: () => ({ content: [{ type: 'text', text: `compiled ${i * 10}%` }], details: { status: 'running', aggregated: `step ${i}` } }) }
+        ? {
+            tool: 'process',
+            args: { action: 'poll', sessionId: 'build-7' },
+            run: () => ({
+              content: [{ type: 'text', text: `compiled ${i * 10}%` }],
+              details: { status: 'running', aggregated: `step ${i}` },
+            }),
+          }
         : { tool: 'read', args: { path: 'build/report.txt' }, run: () => 'build ok' },
   },
   {
@@ -54,7 +61,10 @@ export const DEMO_AGENTS: readonly ScriptedAgent[] = [
     step: () => ({
       tool: 'process',
       args: { action: 'poll', sessionId: 'deploy-1' },
-      run: () => ({ content: [{ type: 'text', text: '(no new output)\n\nProcess still running.' }], details: { status: 'running', aggregated: '' } }),
+      run: () => ({
+        content: [{ type: 'text', text: '(no new output)\n\nProcess still running.' }],
+        details: { status: 'running', aggregated: '' },
+      }),
     }),
   },
   {
@@ -76,7 +86,11 @@ export const DEMO_AGENTS: readonly ScriptedAgent[] = [
     id: 'tool-hallucinator',
     story: 'keeps calling a tool that does not exist, with different queries',
     maxSteps: 40,
-    step: (i) => ({ tool: 'web_search', args: { query: `weather in Paris, attempt ${i}` }, run: fail('Unknown tool: web_search') }),
+    step: (i) => ({
+      tool: 'web_search',
+      args: { query: `weather in Paris, attempt ${i}` },
+      run: fail('Unknown tool: web_search'),
+    }),
   },
   {
     id: 'retry-spammer',
@@ -89,7 +103,11 @@ export const DEMO_AGENTS: readonly ScriptedAgent[] = [
     story: 'overflows its context, gets compacted, and repeats the same gateway call anyway',
     maxSteps: 8,
     compactAfterStep: 4,
-    step: (i) => ({ tool: 'gateway', args: { action: 'lookup', path: 'users/42' }, run: () => ({ content: [{ type: 'text', text: 'timeout' }], details: { attempt: Math.min(i, 4) } }) }),
+    step: (i) => ({
+      tool: 'gateway',
+      args: { action: 'lookup', path: 'users/42' },
+      run: () => ({ content: [{ type: 'text', text: 'timeout' }], details: { attempt: Math.min(i, 4) } }),
+    }),
   },
 ];
 
@@ -103,7 +121,10 @@ export interface AgentReport {
 }
 
 /** Runs every scripted agent through `tracer` and reports what the processor did. */
-export async function runDemoAgents(tracer: Tracer, subscribe: (sink: { onLoopEvent(e: LoopEvent): void; onAbort(e: LoopAbortEvent): void }) => void): Promise<AgentReport[]> {
+export async function runDemoAgents(
+  tracer: Tracer,
+  subscribe: (sink: { onLoopEvent(e: LoopEvent): void; onAbort(e: LoopAbortEvent): void }) => void,
+): Promise<AgentReport[]> {
   const reports: AgentReport[] = [];
   for (const agent of DEMO_AGENTS) {
     const lines: string[] = [];
@@ -111,8 +132,12 @@ export async function runDemoAgents(tracer: Tracer, subscribe: (sink: { onLoopEv
     let executed = 0;
     let outcome: AgentReport['outcome'] = 'finished';
     subscribe({
-      onLoopEvent: (e) => lines.push(`call ${call}: ${e.level.toUpperCase()} ${e.detector} (count ${e.count}) on ${e.toolName}${e.pairedToolName ? ` / ${e.pairedToolName}` : ''}\n      ${e.message}`),
-      onAbort: (e) => lines.push(`call ${call}: ABORT ${e.code} (count ${e.count}) on ${e.toolName}\n      ${e.message}`),
+      onLoopEvent: (e) =>
+        lines.push(
+          `call ${call}: ${e.level.toUpperCase()} ${e.detector} (count ${e.count}) on ${e.toolName}${e.pairedToolName ? ` / ${e.pairedToolName}` : ''}\n      ${e.message}`,
+        ),
+      onAbort: (e) =>
+        lines.push(`call ${call}: ABORT ${e.code} (count ${e.count}) on ${e.toolName}\n      ${e.message}`),
     });
     try {
       await traceRun(tracer, { runId: `demo-${agent.id}`, agentId: agent.id }, async ({ signal }) => {
@@ -176,7 +201,11 @@ async function main(): Promise<void> {
   }
   await provider.forceFlush();
   await provider.shutdown();
-  console.log(endpoint ? `spans exported to ${endpoint}` : 'set OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 to export the spans (see docs/observability.md)');
+  console.log(
+    endpoint
+      ? `spans exported to ${endpoint}`
+      : 'set OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 to export the spans (see docs/observability.md)',
+  );
 }
 
 if (process.argv[1] && /demo\.(js|ts)$/.test(process.argv[1])) {

@@ -8,7 +8,8 @@ export class UsageError extends Error {
 
 /** Parses a positive integer option value. */
 export function positiveInteger(name: string, value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) <= 0) throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value.trim()) || Number(value) <= 0)
+    throw new UsageError(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -23,7 +24,8 @@ export function integerRange(name: string, value: string): number[] {
     const range = /^(\d+)\.\.(\d+)(?:\/(\d+))?$/.exec(text);
     if (range) {
       const [from, to, step] = [Number(range[1]), Number(range[2]), Number(range[3] ?? 1)];
-      if (from <= 0 || to < from || step <= 0) throw new UsageError(`--${name}: bad range ${JSON.stringify(text)} (want from..to with 0 < from <= to)`);
+      if (from <= 0 || to < from || step <= 0)
+        throw new UsageError(`--${name}: bad range ${JSON.stringify(text)} (want from..to with 0 < from <= to)`);
       for (let n = from; n <= to; n += step) values.add(n);
     } else values.add(positiveInteger(name, text));
   }
@@ -67,14 +69,25 @@ export function readOverrides(values: Record<string, unknown>): ConfigOverrides 
   };
 }
 
-function applyToBlock(block: LoopDetectionConfig | undefined, overrides: ConfigOverrides, always: boolean): LoopDetectionConfig | undefined {
+function applyToBlock(
+  block: LoopDetectionConfig | undefined,
+  overrides: ConfigOverrides,
+  always: boolean,
+): LoopDetectionConfig | undefined {
   if (!block && !always) return block;
   const next: LoopDetectionConfig = { ...block };
   if (overrides.enable) next.enabled = true;
-  for (const key of ['warningThreshold', 'criticalThreshold', 'globalCircuitBreakerThreshold', 'historySize', 'unknownToolThreshold'] as const) {
+  for (const key of [
+    'warningThreshold',
+    'criticalThreshold',
+    'globalCircuitBreakerThreshold',
+    'historySize',
+    'unknownToolThreshold',
+  ] as const) {
     if (overrides[key] !== undefined) next[key] = overrides[key];
   }
-  if (overrides.windowSize !== undefined) next.postCompactionGuard = { ...next.postCompactionGuard, windowSize: overrides.windowSize };
+  if (overrides.windowSize !== undefined)
+    next.postCompactionGuard = { ...next.postCompactionGuard, windowSize: overrides.windowSize };
   return next;
 }
 
@@ -86,12 +99,20 @@ function applyToBlock(block: LoopDetectionConfig | undefined, overrides: ConfigO
 export function applyOverrides(config: ToolLoopGuardConfig, overrides: ConfigOverrides): ToolLoopGuardConfig {
   const any = Object.values(overrides).some((value) => value !== undefined);
   if (!any) return config;
-  const next: ToolLoopGuardConfig = { ...config, tools: { ...config.tools, loopDetection: applyToBlock(config.tools?.loopDetection, overrides, true) } };
+  const next: ToolLoopGuardConfig = {
+    ...config,
+    tools: { ...config.tools, loopDetection: applyToBlock(config.tools?.loopDetection, overrides, true) },
+  };
   if (Array.isArray(config.agents?.list)) {
     next.agents = {
       ...config.agents,
       list: config.agents.list.map((entry) =>
-        entry?.tools?.loopDetection ? { ...entry, tools: { ...entry.tools, loopDetection: applyToBlock(entry.tools.loopDetection, overrides, false) } } : entry,
+        entry?.tools?.loopDetection
+          ? {
+              ...entry,
+              tools: { ...entry.tools, loopDetection: applyToBlock(entry.tools.loopDetection, overrides, false) },
+            }
+          : entry,
       ),
     };
   }
@@ -102,7 +123,10 @@ export function applyOverrides(config: ToolLoopGuardConfig, overrides: ConfigOve
  * Loads `--config` (JSON5, same rules as the processor). Its warnings go to `warn`; leave it out
  * when the config goes to an `AgentConfigResolver`, which reports them itself.
  */
-export async function loadCliConfig(file: string | undefined, warn?: (line: string) => void): Promise<ToolLoopGuardConfig> {
+export async function loadCliConfig(
+  file: string | undefined,
+  warn?: (line: string) => void,
+): Promise<ToolLoopGuardConfig> {
   if (file === undefined) return {};
   const loaded = await loadConfigFile(file);
   if (warn) for (const warning of loaded.warnings) warn(`config ${file}: ${warning.path}: ${warning.message}`);

@@ -34,7 +34,9 @@ export class AgentConfigResolver {
       const id = entry.id.trim();
       // OpenClaw resolves the first matching entry; later duplicates are ignored.
       if (id && !this.agents.has(id)) {
-        const block = isRecord(entry.tools) ? (entry.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
+        const block = isRecord(entry.tools)
+          ? (entry.tools.loopDetection as LoopDetectionConfig | undefined)
+          : undefined;
         this.agents.set(id, { block, index });
       }
     });

@@ -15,7 +15,10 @@ export class ConfigFileError extends Error {
   /** 1-based column of a syntax error. */
   readonly column?: number;
 
-  constructor(message: string, details: { file: string; keyPath?: string; line?: number; column?: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    details: { file: string; keyPath?: string; line?: number; column?: number; cause?: unknown },
+  ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.file = details.file;
     this.keyPath = details.keyPath;
@@ -43,7 +46,8 @@ export async function loadConfigFile(file: string): Promise<LoadedConfig> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    const reason =
+      code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
     throw new ConfigFileError(`${file}: cannot read config: ${reason}`, { file, cause: error });
   }
   return parseConfigText(text, file);

@@ -42,7 +42,12 @@ export function resolveLoopDetectionConfig(
     logger.warn(`${prefix}: expected an object, got ${describeValue(config)}; using defaults`);
   }
 
-  const integer = (key: string, fallback: number, from: Record<string, unknown> = source, path = `${prefix}.${key}`) => {
+  const integer = (
+    key: string,
+    fallback: number,
+    from: Record<string, unknown> = source,
+    path = `${prefix}.${key}`,
+  ) => {
     const value = from[key];
     if (value === undefined) return fallback;
     if (isPositiveInteger(value)) return value;
@@ -108,7 +113,12 @@ export function resolveLoopDetectionConfig(
     },
     postCompactionGuard: {
       enabled: enabled !== false,
-      windowSize: integer('windowSize', D.postCompactionGuard.windowSize, guard, `${prefix}.postCompactionGuard.windowSize`),
+      windowSize: integer(
+        'windowSize',
+        D.postCompactionGuard.windowSize,
+        guard,
+        `${prefix}.postCompactionGuard.windowSize`,
+      ),
     },
   };
 }

@@ -34,7 +34,11 @@ export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): Con
   const issues: ConfigIssue[] = [];
   const at = (key: string) => (rootPath ? `${rootPath}.${key}` : key);
   if (!isRecord(config)) {
-    issues.push({ path: rootPath || '(root)', message: `expected an object, got ${typeName(config)}`, severity: 'error' });
+    issues.push({
+      path: rootPath || '(root)',
+      message: `expected an object, got ${typeName(config)}`,
+      severity: 'error',
+    });
     return issues;
   }
   for (const key of Object.keys(config)) {
@@ -59,7 +63,8 @@ export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): Con
       }
       const list = config.agents.list;
       if (list !== undefined && !Array.isArray(list)) issues.push(wrongType(at('agents.list'), 'an array', list));
-      else if (list) list.forEach((entry, index) => issues.push(...validateAgentEntry(entry, at(`agents.list[${index}]`))));
+      else if (list)
+        list.forEach((entry, index) => issues.push(...validateAgentEntry(entry, at(`agents.list[${index}]`))));
     }
   }
   return issues;
@@ -68,12 +73,14 @@ export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): Con
 function validateAgentEntry(entry: unknown, path: string): ConfigIssue[] {
   if (!isRecord(entry)) return [wrongType(path, 'an object', entry)];
   const issues: ConfigIssue[] = [];
-  if (typeof entry.id !== 'string' || entry.id.trim() === '') issues.push(wrongType(`${path}.id`, 'a non-empty string', entry.id));
+  if (typeof entry.id !== 'string' || entry.id.trim() === '')
+    issues.push(wrongType(`${path}.id`, 'a non-empty string', entry.id));
   for (const key of Object.keys(entry)) if (key !== 'id' && key !== 'tools') issues.push(unknownKey(`${path}.${key}`));
   if (entry.tools !== undefined) {
     if (!isRecord(entry.tools)) issues.push(wrongType(`${path}.tools`, 'an object', entry.tools));
     else {
-      for (const key of Object.keys(entry.tools)) if (key !== 'loopDetection') issues.push(unknownKey(`${path}.tools.${key}`));
+      for (const key of Object.keys(entry.tools))
+        if (key !== 'loopDetection') issues.push(unknownKey(`${path}.tools.${key}`));
       if (entry.tools.loopDetection !== undefined) {
         issues.push(...validateLoopDetectionConfig(entry.tools.loopDetection, `${path}.tools.loopDetection`));
       }
@@ -113,7 +120,8 @@ function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
     if (expected === undefined) issues.push(unknownKey(childPath));
     else if (child === undefined) continue;
     else if (typeof expected === 'object') issues.push(...checkShape(child, expected, childPath));
-    else if (expected === 'boolean' && typeof child !== 'boolean') issues.push(wrongType(childPath, 'a boolean', child));
+    else if (expected === 'boolean' && typeof child !== 'boolean')
+      issues.push(wrongType(childPath, 'a boolean', child));
     else if (expected === 'positiveInteger' && !isPositiveInteger(child)) {
       issues.push(wrongType(childPath, 'a positive integer', child));
     }
@@ -133,6 +141,7 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return typeof value;
 }

@@ -89,13 +89,22 @@ export class LoopRun {
    * (then neither the detectors nor the post-compaction guard use the history).
    */
   recordCall(call: ToolCallSignature, toolCallId?: string): void {
-    if (this.config.trackHistory) this.history.appendCall(call.toolName, call.argsHash, toolCallId, this.runId, this.config.historySize);
+    if (this.config.trackHistory)
+      this.history.appendCall(call.toolName, call.argsHash, toolCallId, this.runId, this.config.historySize);
   }
 
   /** Attaches a hashed outcome to its pending record (or appends one); returns that record (none when history is off). */
-  recordOutcome(call: ToolCallSignature, toolCallId: string | undefined, resultHash: string, unknownToolName?: string): ToolCallRecord | undefined {
+  recordOutcome(
+    call: ToolCallSignature,
+    toolCallId: string | undefined,
+    resultHash: string,
+    unknownToolName?: string,
+  ): ToolCallRecord | undefined {
     if (!this.config.trackHistory) return undefined;
-    return this.history.recordOutcome({ toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: this.runId, resultHash, unknownToolName }, this.config.historySize);
+    return this.history.recordOutcome(
+      { toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: this.runId, resultHash, unknownToolName },
+      this.config.historySize,
+    );
   }
 
   /**
@@ -107,7 +116,15 @@ export class LoopRun {
     const { resultHash } = outcome;
     if (resultHash === undefined) return undefined;
     if (this.config.trackHistory) {
-      this.history.attachOutcome(call.toolName, call.argsHash, toolCallId, this.runId, resultHash, outcome.unknownToolName, this.config.historySize);
+      this.history.attachOutcome(
+        call.toolName,
+        call.argsHash,
+        toolCallId,
+        this.runId,
+        resultHash,
+        outcome.unknownToolName,
+        this.config.historySize,
+      );
     }
     const verdict = this.guard?.observe(call, resultHash);
     return verdict?.shouldAbort ? verdict : undefined;

@@ -80,7 +80,8 @@ export class PostCompactionGuard {
     const armed = this.remaining > 0;
     let matches = 0;
     for (const seen of this.history) {
-      if (seen.toolName === call.toolName && seen.argsHash === call.argsHash && seen.resultHash === resultHash) matches += 1;
+      if (seen.toolName === call.toolName && seen.argsHash === call.argsHash && seen.resultHash === resultHash)
+        matches += 1;
     }
     if (matches < this.windowSize) return { shouldAbort: false, armed, remaining: this.remaining };
     this.logger.error(

@@ -3,11 +3,7 @@ export type LoopLevel = 'warning' | 'critical';
 
 /** The rolling-history detectors (OpenClaw names). */
 export type LoopDetectorName =
-  | 'generic_repeat'
-  | 'known_poll_no_progress'
-  | 'ping_pong'
-  | 'unknown_tool_repeat'
-  | 'global_circuit_breaker';
+  'generic_repeat' | 'known_poll_no_progress' | 'ping_pong' | 'unknown_tool_repeat' | 'global_circuit_breaker';
 
 /** A tool call as the engine sees it: everything the detectors and the history need to know about it. */
 export interface ToolCallSignature {

@@ -1,6 +1,11 @@
 import { context, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { HelperRequest } from '../otel/helper-bridge.js';
-import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_TOOL_LOOP_RUN_ID, GEN_AI_OPERATION_INVOKE_AGENT } from '../semconv.js';
+import {
+  ATTR_GEN_AI_AGENT_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_TOOL_LOOP_RUN_ID,
+  GEN_AI_OPERATION_INVOKE_AGENT,
+} from '../semconv.js';
 
 /** Identity of a run opened by {@link traceRun}. */
 export interface TraceRunOptions {
@@ -31,12 +36,21 @@ export interface RunContext {
  * the body threw, as in OpenClaw). The root span ends when `fn` settles, which releases the
  * run's loop state in the processor.
  */
-export async function traceRun<T>(tracer: Tracer, options: TraceRunOptions, fn: (run: RunContext) => Promise<T> | T): Promise<T> {
+export async function traceRun<T>(
+  tracer: Tracer,
+  options: TraceRunOptions,
+  fn: (run: RunContext) => Promise<T> | T,
+): Promise<T> {
   const runId = typeof options?.runId === 'string' ? options.runId.trim() : '';
   if (runId === '') throw new TypeError('traceRun: options.runId must be a non-blank string');
-  const attributes: Record<string, string> = { [ATTR_TOOL_LOOP_RUN_ID]: runId, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT };
+  const attributes: Record<string, string> = {
+    [ATTR_TOOL_LOOP_RUN_ID]: runId,
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT,
+  };
   if (options.agentId) attributes[ATTR_GEN_AI_AGENT_ID] = options.agentId;
-  const name = options.spanName ?? (options.agentId ? `${GEN_AI_OPERATION_INVOKE_AGENT} ${options.agentId}` : GEN_AI_OPERATION_INVOKE_AGENT);
+  const name =
+    options.spanName ??
+    (options.agentId ? `${GEN_AI_OPERATION_INVOKE_AGENT} ${options.agentId}` : GEN_AI_OPERATION_INVOKE_AGENT);
   // The processor that sees the root span start registers the run's controller: only that
   // processor's loops abort this run, whatever other providers run with the same run id.
   const { request, context: runContext } = HelperRequest.start(context.active());
@@ -50,7 +64,10 @@ export async function traceRun<T>(tracer: Tracer, options: TraceRunOptions, fn: 
     } catch (error) {
       const reported: unknown = controller.signal.aborted ? controller.signal.reason : error;
       span.recordException(reported instanceof Error ? reported : String(reported));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: reported instanceof Error ? reported.message : String(reported) });
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: reported instanceof Error ? reported.message : String(reported),
+      });
       throw reported;
     } finally {
       unregister?.();

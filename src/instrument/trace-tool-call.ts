@@ -54,39 +54,49 @@ export async function traceToolCall<A, R>(
 
   // The processor that sees the span start hashes the arguments with its own seed and writes
   // tool_loop.args_hash before judging the call; the outcome is hashed the same way below.
-  const { request, context: callContext } = HelperRequest.start(context.active(), { toolName: name, params: options.args });
-  return tracer.startActiveSpan(`${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`, { attributes }, callContext, async (span) => {
-    const bridge = request.close();
-    const verdict = getToolLoopVerdict(span);
-    if (verdict?.level === sc.LEVEL_CRITICAL) {
-      span.end();
-      if (options.onBlocked === 'throw' && verdict.error) throw verdict.error;
-      return blockedToolResult(verdict.message);
-    }
-    const warning = verdict?.level === sc.LEVEL_WARNING && verdict.emitted ? verdict.message : undefined;
-    let result: R;
-    try {
-      result = await execute(warning === undefined ? { span } : { span, warning });
-    } catch (error) {
+  const { request, context: callContext } = HelperRequest.start(context.active(), {
+    toolName: name,
+    params: options.args,
+  });
+  return tracer.startActiveSpan(
+    `${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`,
+    { attributes },
+    callContext,
+    async (span) => {
+      const bridge = request.close();
+      const verdict = getToolLoopVerdict(span);
+      if (verdict?.level === sc.LEVEL_CRITICAL) {
+        span.end();
+        if (options.onBlocked === 'throw' && verdict.error) throw verdict.error;
+        return blockedToolResult(verdict.message);
+      }
+      const warning = verdict?.level === sc.LEVEL_WARNING && verdict.emitted ? verdict.message : undefined;
+      let result: R;
+      try {
+        result = await execute(warning === undefined ? { span } : { span, warning });
+      } catch (error) {
+        recordOutcome(() => {
+          const outcome = bridge?.hashOutcome({ toolName: name, params: options.args, error, isError: true });
+          if (outcome?.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
+          if (outcome?.unknownToolName !== undefined)
+            span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
+          const message = error instanceof Error ? error.message : safeText(error);
+          span.recordException(error instanceof Error ? error : message);
+          span.setStatus({ code: SpanStatusCode.ERROR, message });
+        });
+        span.end();
+        throw error;
+      }
       recordOutcome(() => {
-        const outcome = bridge?.hashOutcome({ toolName: name, params: options.args, error, isError: true });
+        const outcome = bridge?.hashOutcome({ toolName: name, params: options.args, result });
         if (outcome?.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
-        if (outcome?.unknownToolName !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_UNKNOWN_TOOL, outcome.unknownToolName);
-        const message = error instanceof Error ? error.message : safeText(error);
-        span.recordException(error instanceof Error ? error : message);
-        span.setStatus({ code: SpanStatusCode.ERROR, message });
+        if (options.recordContent && result !== undefined)
+          span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, safeJson(result));
       });
       span.end();
-      throw error;
-    }
-    recordOutcome(() => {
-      const outcome = bridge?.hashOutcome({ toolName: name, params: options.args, result });
-      if (outcome?.resultHash !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_RESULT_HASH, outcome.resultHash);
-      if (options.recordContent && result !== undefined) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, safeJson(result));
-    });
-    span.end();
-    return result;
-  });
+      return result;
+    },
+  );
 }
 
 function recordArguments(attributes: Record<string, string | boolean>, args: unknown): void {

@@ -30,11 +30,27 @@ export class LoopEventEmitter {
   ) {}
 
   /** A verdict on a tool call; `annotate` while the span is writable. */
-  verdict(span: Span, scope: SpanScope, run: GuardedRun, toolName: string, { check }: CallVerdict, annotate: boolean): void {
+  verdict(
+    span: Span,
+    scope: SpanScope,
+    run: GuardedRun,
+    toolName: string,
+    { check }: CallVerdict,
+    annotate: boolean,
+  ): void {
     const { verdict } = check;
     const critical = verdict.level === sc.LEVEL_CRITICAL;
-    const error = check.blocked ? new ToolLoopBlockedError(verdict.message, { detector: verdict.detector, count: verdict.count, toolName }) : undefined;
-    recordToolLoopVerdict(span, { level: verdict.level, detector: verdict.detector, count: verdict.count, message: verdict.message, emitted: check.emit, error });
+    const error = check.blocked
+      ? new ToolLoopBlockedError(verdict.message, { detector: verdict.detector, count: verdict.count, toolName })
+      : undefined;
+    recordToolLoopVerdict(span, {
+      level: verdict.level,
+      detector: verdict.detector,
+      count: verdict.count,
+      message: verdict.message,
+      emitted: check.emit,
+      error,
+    });
     if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, critical ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
     if (check.emit) {
       this.emit(
@@ -52,7 +68,10 @@ export class LoopEventEmitter {
         },
         verdict.pairedToolName === undefined
           ? { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey }
-          : { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey, [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: verdict.pairedToolName },
+          : {
+              [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey,
+              [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: verdict.pairedToolName,
+            },
         annotate,
       );
       this.invoke('onLoopEvent', {
@@ -135,7 +154,10 @@ export class LoopEventEmitter {
     this.counter.add(1, loopEventLabels(fields));
   }
 
-  private invoke<K extends 'onLoopEvent' | 'onAbort'>(key: K, event: Parameters<NonNullable<EmitterOptions[K]>>[0]): void {
+  private invoke<K extends 'onLoopEvent' | 'onAbort'>(
+    key: K,
+    event: Parameters<NonNullable<EmitterOptions[K]>>[0],
+  ): void {
     const callback = this.options[key] as ((event: unknown) => void) | undefined;
     if (!callback) return;
     try {

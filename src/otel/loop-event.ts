@@ -53,7 +53,8 @@ const VERDICT = Symbol('tool-loop-guard.verdict');
 /** Records the verdict on a span (the processor's side of {@link getToolLoopVerdict}). */
 export function recordToolLoopVerdict(span: object, verdict: ToolSpanVerdict): void {
   // A frozen span object cannot carry one: its helpers then see no verdict, as without a processor.
-  if (Object.isExtensible(span)) Object.defineProperty(span, VERDICT, { value: verdict, configurable: true, writable: true, enumerable: false });
+  if (Object.isExtensible(span))
+    Object.defineProperty(span, VERDICT, { value: verdict, configurable: true, writable: true, enumerable: false });
 }
 
 /**

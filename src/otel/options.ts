@@ -96,7 +96,8 @@ export function resolveProcessorOptions(
     const explicit = options[key];
     const fromEnv = env[envKey];
     const source = explicit !== undefined ? `option ${key}` : `${envKey}`;
-    const value = explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
+    const value =
+      explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
     if (value === undefined) return fallback;
     if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
     logger.warn(`${source} must be a positive integer, got ${describeValue(value)}; using ${fallback}`);
@@ -109,7 +110,9 @@ export function resolveProcessorOptions(
   else logger.warn('option adapters must be an array of ToolSpanAdapter; using the built-in adapters');
   const malformed = adapters.filter((a) => a.triggers !== undefined && !declaresTriggers(a));
   if (malformed.length > 0) {
-    logger.warn(`adapter triggers must be {attributes: string[], spanNames?: string[]} (${malformed.map((a) => a.name).join(', ')}); every span is shown to every adapter`);
+    logger.warn(
+      `adapter triggers must be {attributes: string[], spanNames?: string[]} (${malformed.map((a) => a.name).join(', ')}); every span is shown to every adapter`,
+    );
   }
   const clock = typeof options.clock === 'function' ? options.clock : Date.now;
   const callback = <K extends 'onLoopEvent' | 'onAbort'>(key: K): ToolLoopSpanProcessorOptions[K] => {
@@ -155,5 +158,8 @@ function resolveSeed(value: unknown, source: string, logger: DiagLogger): bigint
 
 /** Whether a value is a list of objects that have the two methods every adapter must have. */
 function isAdapterList(value: unknown): value is readonly ToolSpanAdapter[] {
-  return Array.isArray(value) && value.every((a) => isRecord(a) && typeof a.matchStart === 'function' && typeof a.readEnd === 'function');
+  return (
+    Array.isArray(value) &&
+    value.every((a) => isRecord(a) && typeof a.matchStart === 'function' && typeof a.readEnd === 'function')
+  );
 }

@@ -14,7 +14,11 @@ import { PACKAGE_NAME } from '../version.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
 import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
 import { createLoopEventCounter } from './metrics.js';
-import { resolveProcessorOptions, type ResolvedProcessorOptions, type ToolLoopSpanProcessorOptions } from './options.js';
+import {
+  resolveProcessorOptions,
+  type ResolvedProcessorOptions,
+  type ToolLoopSpanProcessorOptions,
+} from './options.js';
 import { RunSignals } from './run-signals.js';
 
 /** Counters of released runs, for operators and tests. */
@@ -129,7 +133,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       const started = this.guard.start(span, span.spanContext(), parent);
       if (!started) return;
       if (started.armed) this.emitter.armed(span, started.scope, started.armed);
-      if (started.verdict) this.emitter.verdict(span, started.scope, started.run!, started.tool!.toolName, started.verdict, true);
+      if (started.verdict)
+        this.emitter.verdict(span, started.scope, started.run!, started.tool!.toolName, started.verdict, true);
     } catch (error) {
       this.log.error(`onStart failed: ${describeError(error)}`);
     }
@@ -190,7 +195,15 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const finished = this.guard.finish(span);
     if (!finished) return undefined;
     // Without onEnding the span is read-only: events and attributes cannot be added any more.
-    if (finished.verdict) this.emitter.verdict(span as Span, finished.scope, finished.run, finished.tool.toolName, finished.verdict, annotate);
+    if (finished.verdict)
+      this.emitter.verdict(
+        span as Span,
+        finished.scope,
+        finished.run,
+        finished.tool.toolName,
+        finished.verdict,
+        annotate,
+      );
     if (finished.abort) this.emitter.abort(span as Span, finished.scope, finished.run, finished.abort, annotate);
     return finished.tool;
   }

@@ -17,7 +17,10 @@ function forDescendants(scope: SpanScope): SpanScope {
   if (!scope.isRunRoot) return scope;
   let child = childScopes.get(scope);
   if (!child) {
-    child = scope.agentId === undefined ? { runKey: scope.runKey, isRunRoot: false } : { runKey: scope.runKey, agentId: scope.agentId, isRunRoot: false };
+    child =
+      scope.agentId === undefined
+        ? { runKey: scope.runKey, isRunRoot: false }
+        : { runKey: scope.runKey, agentId: scope.agentId, isRunRoot: false };
     childScopes.set(scope, child);
   }
   return child;
@@ -78,7 +81,8 @@ export class RunScopes {
     } else {
       scope = { runKey: ids.traceId, agentId, isRunRoot: false };
     }
-    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId) this.remember(span, ids.spanId, scope);
+    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId)
+      this.remember(span, ids.spanId, scope);
     return scope;
   }
 
@@ -95,7 +99,8 @@ export class RunScopes {
   private lookup(parent: object): SpanScope | undefined {
     // Only a stand-in for a span (a non-recording wrapper of its span context) can carry the
     // id of a remembered span; a recording span is remembered under itself or not at all.
-    const scope = this.scopes.get(parent) ?? (isRecording(parent) ? undefined : this.bySpanId.get(spanIdOf(parent) ?? ''));
+    const scope =
+      this.scopes.get(parent) ?? (isRecording(parent) ? undefined : this.bySpanId.get(spanIdOf(parent) ?? ''));
     return scope && forDescendants(scope);
   }
 
@@ -127,4 +132,3 @@ export class RunScopes {
 function isRecording(span: object): boolean {
   return (span as { isRecording?: () => boolean }).isRecording?.() === true;
 }
-

@@ -114,7 +114,11 @@ export class SpanGuard<S extends object> {
    * `undefined` for a root or remote parent. Returns `undefined` for a span that concerns no
    * run (most spans): then nothing is allocated.
    */
-  start(span: S, ids: { readonly traceId: string; readonly spanId: string }, parent: object | undefined): SpanStarted<S> | undefined {
+  start(
+    span: S,
+    ids: { readonly traceId: string; readonly spanId: string },
+    parent: object | undefined,
+  ): SpanStarted<S> | undefined {
     const { hint, compactionRetry, tool } = this.options.reader.readStart(span);
     if (!tool && !hint && !compactionRetry) {
       if (parent) this.scopes.inherit(span, ids.spanId, parent);
@@ -186,7 +190,12 @@ export class SpanGuard<S extends object> {
   private touch(scope: SpanScope): GuardedRun {
     return this.runs.touch(scope.runKey, () => ({
       runKey: scope.runKey,
-      loop: new LoopRun({ config: this.options.configFor(scope.agentId), runId: scope.runKey, logger: this.options.logger, now: this.options.clock }),
+      loop: new LoopRun({
+        config: this.options.configFor(scope.agentId),
+        runId: scope.runKey,
+        logger: this.options.logger,
+        now: this.options.clock,
+      }),
     }));
   }
 }

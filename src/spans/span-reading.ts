@@ -54,7 +54,11 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
     const extra = candidate.scopeHint?.(span);
     if (extra) {
       hint = hint
-        ? { runId: hint.runId ?? extra.runId, agentId: hint.agentId ?? extra.agentId, startsRun: hint.startsRun || extra.startsRun }
+        ? {
+            runId: hint.runId ?? extra.runId,
+            agentId: hint.agentId ?? extra.agentId,
+            startsRun: hint.startsRun || extra.startsRun,
+          }
         : extra;
     }
   }
@@ -65,7 +69,10 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
 }
 
 /** Adapters' `matchEnd`, for spans no adapter matched at start. */
-export function matchSpanEnd(adapters: readonly ToolSpanAdapter[], span: SpanView): { adapter: ToolSpanAdapter; start: ToolCallStart } | undefined {
+export function matchSpanEnd(
+  adapters: readonly ToolSpanAdapter[],
+  span: SpanView,
+): { adapter: ToolSpanAdapter; start: ToolCallStart } | undefined {
   for (const adapter of adapters) {
     const start = adapter.matchEnd?.(span);
     if (start) return { adapter, start };
@@ -97,11 +104,22 @@ export function describeToolSpanCall(
 
 /** Describes a call from the end reading, falling back to the start reading (late arguments). */
 export function describeAtEnd(digester: Digester, start: ToolCallStart, end: ToolCallEnd): DescribedCall {
-  return describeToolSpanCall(digester, start.toolName, end.argsHash ?? start.argsHash, end.knownPoll ?? start.knownPoll, end.arguments ?? start.arguments);
+  return describeToolSpanCall(
+    digester,
+    start.toolName,
+    end.argsHash ?? start.argsHash,
+    end.knownPoll ?? start.knownPoll,
+    end.arguments ?? start.arguments,
+  );
 }
 
 /** The outcome hash of an ending tool span: pre-computed hash, error, result, or nothing. */
-export function hashToolSpanOutcome(digester: Digester, toolName: string, params: unknown, end: ToolCallEnd): OutcomeHash {
+export function hashToolSpanOutcome(
+  digester: Digester,
+  toolName: string,
+  params: unknown,
+  end: ToolCallEnd,
+): OutcomeHash {
   if (end.resultHash !== undefined) return { resultHash: end.resultHash, unknownToolName: end.unknownToolName };
   if (end.isError) return hashToolOutcome(digester, { toolName, params, error: end.errorText ?? '', isError: true });
   if (!end.hasResult) return {};
@@ -148,7 +166,9 @@ class LiveToolCall implements ToolCallSource {
   callAtStart(): ToolCallSignature | undefined {
     const { start } = this;
     if (!knownAtStart(start)) return undefined;
-    return this.keep(describeToolSpanCall(this.digester, start.toolName, start.argsHash, start.knownPoll, start.arguments));
+    return this.keep(
+      describeToolSpanCall(this.digester, start.toolName, start.argsHash, start.knownPoll, start.arguments),
+    );
   }
 
   callAtEnd(span: SpanView): ToolCallSignature {

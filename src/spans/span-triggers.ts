@@ -2,12 +2,18 @@ import { ATTR_COMPACTION_RETRY } from '../semconv.js';
 import type { ToolSpanAdapter } from './adapters/adapter.js';
 import type { SpanView } from './span-view.js';
 
-const isStringArray = (value: unknown): value is readonly string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isStringArray = (value: unknown): value is readonly string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /** Whether an adapter declares well-formed triggers (a custom adapter may not). */
 export function declaresTriggers(adapter: ToolSpanAdapter): boolean {
   const { triggers } = adapter;
-  return typeof triggers === 'object' && triggers !== null && isStringArray(triggers.attributes) && (triggers.spanNames === undefined || isStringArray(triggers.spanNames));
+  return (
+    typeof triggers === 'object' &&
+    triggers !== null &&
+    isStringArray(triggers.attributes) &&
+    (triggers.spanNames === undefined || isStringArray(triggers.spanNames))
+  );
 }
 
 /** Keys checked at their own load site each (see {@link TriggerSet.matches}); more go through a loop. */
@@ -35,7 +41,10 @@ class TriggerSet {
     private readonly names: ReadonlySet<string>,
   ) {
     this.count = Math.min(keys.length, SLOTS);
-    [this.k0, this.k1, this.k2, this.k3, this.k4, this.k5, this.k6, this.k7, this.k8, this.k9] = Array.from({ length: SLOTS }, (_, i) => keys[i] ?? UNUSED);
+    [this.k0, this.k1, this.k2, this.k3, this.k4, this.k5, this.k6, this.k7, this.k8, this.k9] = Array.from(
+      { length: SLOTS },
+      (_, i) => keys[i] ?? UNUSED,
+    );
     this.overflow = keys.slice(SLOTS);
   }
 
@@ -93,7 +102,10 @@ export class SpanTriggers {
     // `compaction.retry` is read on every span, whichever adapter matches it.
     return new SpanTriggers(
       TriggerSet.of(adapters, [ATTR_COMPACTION_RETRY]),
-      TriggerSet.of(adapters.filter((adapter) => adapter.matchEnd !== undefined), []),
+      TriggerSet.of(
+        adapters.filter((adapter) => adapter.matchEnd !== undefined),
+        [],
+      ),
     );
   }
 

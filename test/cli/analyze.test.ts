@@ -13,7 +13,14 @@ const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 /** `n` identical calls, then one different call. */
 function loopingTrajectory(n: number): string {
   const lines: object[] = [];
-  for (let i = 1; i <= n; i += 1) lines.push({ step: i, tool: 'search', args: { q: 'same' }, result: 'The search API calls seem not valid.', error: true });
+  for (let i = 1; i <= n; i += 1)
+    lines.push({
+      step: i,
+      tool: 'search',
+      args: { q: 'same' },
+      result: 'The search API calls seem not valid.',
+      error: true,
+    });
   lines.push({ step: n + 1, tool: 'write_patch', args: { p: 1 }, result: 'ok' });
   return jsonl(lines);
 }
@@ -61,9 +68,20 @@ describe('analyze: trajectories', () => {
     const file = fx.write('loop.jsonl', loopingTrajectory(6));
     const { code, report } = await analyzeJson(['--enable', '--warning', '2', '--critical', '3', file]);
     expect(code).toBe(0);
-    expect(report).toMatchObject({ tool: 'tool-loop-guard', command: 'analyze', config: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } });
+    expect(report).toMatchObject({
+      tool: 'tool-loop-guard',
+      command: 'analyze',
+      config: { enabled: true, warningThreshold: 2, criticalThreshold: 3 },
+    });
     const [run] = report.runs;
-    expect(run).toMatchObject({ id: file, format: 'trajectory', calls: 7, blocks: 3, aborts: 0, firstBlock: { call: 4, step: 4 } });
+    expect(run).toMatchObject({
+      id: file,
+      format: 'trajectory',
+      calls: 7,
+      blocks: 3,
+      aborts: 0,
+      firstBlock: { call: 4, step: 4 },
+    });
     // Calls 1–3 ran with the same error outcome; call 4 sees a streak of 3 and is blocked.
     // A blocked call is not recorded, so calls 5 and 6 are blocked too; call 7 differs.
     expect(run.events.map((e) => [e.call, e.action, e.detector, e.count])).toEqual([
@@ -76,9 +94,19 @@ describe('analyze: trajectories', () => {
       phase: 'start',
       level: 'critical',
       toolName: 'search',
-      message: 'CRITICAL: Called search with identical arguments and identical outcomes 3 times. Session execution blocked to prevent runaway loops.',
+      message:
+        'CRITICAL: Called search with identical arguments and identical outcomes 3 times. Session execution blocked to prevent runaway loops.',
     });
-    expect(report.totals).toMatchObject({ files: 1, runs: 1, calls: 7, warnings: 1, blocks: 3, aborts: 0, runsWithBlocks: 1, problems: 0 });
+    expect(report.totals).toMatchObject({
+      files: 1,
+      runs: 1,
+      calls: 7,
+      warnings: 1,
+      blocks: 3,
+      aborts: 0,
+      runsWithBlocks: 1,
+      problems: 0,
+    });
   });
 
   it('finds nothing with the shipped defaults (rolling detectors off)', async () => {
@@ -89,17 +117,32 @@ describe('analyze: trajectories', () => {
   });
 
   it('--skip-synthetic leaves out harness-inserted steps', async () => {
-    const lines = [1, 2, 3, 4, 5].map((step) => ({ step, tool: '(no_valid_api_call)', args: {}, result: 'invalid', error: true, synthetic: true }));
+    const lines = [1, 2, 3, 4, 5].map((step) => ({
+      step,
+      tool: '(no_valid_api_call)',
+      args: {},
+      result: 'invalid',
+      error: true,
+      synthetic: true,
+    }));
     const file = fx.write('synthetic.jsonl', jsonl(lines));
     expect((await analyzeJson(['--enable', '--warning', '2', '--critical', '3', file])).report.totals.blocks).toBe(2);
-    expect((await analyzeJson(['--enable', '--warning', '2', '--critical', '3', '--skip-synthetic', file])).report.totals).toMatchObject({ calls: 0, blocks: 0 });
+    expect(
+      (await analyzeJson(['--enable', '--warning', '2', '--critical', '3', '--skip-synthetic', file])).report.totals,
+    ).toMatchObject({ calls: 0, blocks: 0 });
   });
 
   it('reads --config (JSON5, processor rules) and lets flags override it', async () => {
     const file = fx.write('loop.jsonl', loopingTrajectory(6));
-    const config = fx.write('config.json5', `{ tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 5, } } } // JSON5`);
+    const config = fx.write(
+      'config.json5',
+      `{ tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 5, } } } // JSON5`,
+    );
     expect((await analyzeJson(['--config', config, file])).report.runs[0].firstBlock).toEqual({ call: 6, step: 6 });
-    expect((await analyzeJson(['--config', config, '--critical', '3', file])).report.runs[0].firstBlock).toEqual({ call: 4, step: 4 });
+    expect((await analyzeJson(['--config', config, '--critical', '3', file])).report.runs[0].firstBlock).toEqual({
+      call: 4,
+      step: 4,
+    });
     const bad = fx.write('bad.json5', `{ tools: { loopDetection: { warningThreshold: "ten" } } }`);
     const result = await runCli(['analyze', '--config', bad, file]);
     expect(result.code).toBe(2);
@@ -119,17 +162,36 @@ describe('analyze: exit codes and errors', () => {
   it('--fail-on critical exits 1 when something was blocked, 0 otherwise', async () => {
     const looping = fx.write('loop.jsonl', loopingTrajectory(6));
     const healthy = fx.write('ok.jsonl', jsonl([{ step: 1, tool: 'a', args: {}, result: 'x' }]));
-    expect((await runCli(['analyze', '--enable', '--warning', '2', '--critical', '3', '--fail-on', 'critical', looping])).code).toBe(1);
-    expect((await runCli(['analyze', '--enable', '--warning', '2', '--critical', '3', '--fail-on', 'critical', healthy])).code).toBe(0);
+    expect(
+      (await runCli(['analyze', '--enable', '--warning', '2', '--critical', '3', '--fail-on', 'critical', looping]))
+        .code,
+    ).toBe(1);
+    expect(
+      (await runCli(['analyze', '--enable', '--warning', '2', '--critical', '3', '--fail-on', 'critical', healthy]))
+        .code,
+    ).toBe(0);
     expect((await runCli(['analyze', '--enable', '--warning', '2', '--critical', '3', looping])).code).toBe(0);
     const warnOnly = fx.write('warn.jsonl', loopingTrajectory(3));
-    expect((await runCli(['analyze', '--enable', '--warning', '2', '--critical', '5', '--fail-on', 'critical', warnOnly])).code).toBe(0);
-    expect((await runCli(['analyze', '--enable', '--warning', '2', '--critical', '5', '--fail-on', 'warning', warnOnly])).code).toBe(1);
+    expect(
+      (await runCli(['analyze', '--enable', '--warning', '2', '--critical', '5', '--fail-on', 'critical', warnOnly]))
+        .code,
+    ).toBe(0);
+    expect(
+      (await runCli(['analyze', '--enable', '--warning', '2', '--critical', '5', '--fail-on', 'warning', warnOnly]))
+        .code,
+    ).toBe(1);
   });
 
   it('exits 2 on usage errors', async () => {
     const file = fx.write('ok.jsonl', jsonl([{ step: 1, tool: 'a', args: {}, result: 'x' }]));
-    for (const args of [['analyze'], ['analyze', '--format', 'csv', file], ['analyze', '--warning', 'x', file], ['analyze', '--bogus', file], ['analyze', '--fail-on', 'info', file], ['frobnicate']]) {
+    for (const args of [
+      ['analyze'],
+      ['analyze', '--format', 'csv', file],
+      ['analyze', '--warning', 'x', file],
+      ['analyze', '--bogus', file],
+      ['analyze', '--fail-on', 'info', file],
+      ['frobnicate'],
+    ]) {
       const result = await runCli(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/^tool-loop-guard: /);
@@ -142,7 +204,11 @@ describe('analyze: exit codes and errors', () => {
   it('reports a malformed line as file:line and analyses the rest', async () => {
     const broken = fx.write(
       'broken.jsonl',
-      [JSON.stringify({ step: 1, tool: 'a', args: {}, result: 'x' }), '{not json', JSON.stringify({ step: 3, tool: 'a', args: {}, result: 'x' })].join('\n'),
+      [
+        JSON.stringify({ step: 1, tool: 'a', args: {}, result: 'x' }),
+        '{not json',
+        JSON.stringify({ step: 3, tool: 'a', args: {}, result: 'x' }),
+      ].join('\n'),
     );
     const other = fx.write('other.jsonl', loopingTrajectory(4));
     const { code, report, stderr } = await analyzeJson(['--enable', '--warning', '2', '--critical', '3', fx.dir]);
@@ -202,7 +268,14 @@ describe('analyze: traces', () => {
 
   it('arms the post-compaction guard on compaction.retry spans and aborts a persisting loop (guard on by default)', async () => {
     const spans: FixtureSpan[] = loopSpans(4, { runId: 'run-c' });
-    spans.splice(2, 0, { spanId: 'c000000000000001', parentSpanId: 'a000000000000001', name: 'compaction', start: 7, end: 8, attributes: { 'compaction.retry': true } });
+    spans.splice(2, 0, {
+      spanId: 'c000000000000001',
+      parentSpanId: 'a000000000000001',
+      name: 'compaction',
+      start: 7,
+      end: 8,
+      attributes: { 'compaction.retry': true },
+    });
     const file = fx.write('compaction.json', otlpDocument(TRACE, spans));
     const { report } = await analyzeJson([file]);
     const [run] = report.runs;
@@ -226,7 +299,10 @@ describe('analyze: traces', () => {
     }));
     // One trace split over two files (one object per line in the second), as rotation does.
     fx.write('part1.json', otlpDocument(TRACE, [...a.slice(0, 2), ...b.slice(0, 2)]));
-    fx.write('part2.jsonl', `${JSON.stringify(otlpDocument(TRACE, a.slice(2)))}\n${JSON.stringify(otlpDocument(TRACE, b.slice(2)))}\n`);
+    fx.write(
+      'part2.jsonl',
+      `${JSON.stringify(otlpDocument(TRACE, a.slice(2)))}\n${JSON.stringify(otlpDocument(TRACE, b.slice(2)))}\n`,
+    );
     const { report } = await analyzeJson(['--enable', '--warning', '2', '--critical', '3', fx.dir]);
     expect(report.runs.map((run) => [run.id, run.calls, run.warnings, run.blocks]).sort()).toEqual([
       ['run-a', 3, 1, 0],
@@ -235,7 +311,8 @@ describe('analyze: traces', () => {
   });
 
   it('reads Jaeger exports through the same adapters', async () => {
-    const tags = (attributes: Record<string, unknown>) => Object.entries(attributes).map(([key, value]) => ({ key, type: 'string', value }));
+    const tags = (attributes: Record<string, unknown>) =>
+      Object.entries(attributes).map(([key, value]) => ({ key, type: 'string', value }));
     const spans = [0, 1, 2, 3].map((i) => ({
       traceID: 'a3ce929d0e0e4736',
       spanID: `00000000000000b${i}`,
@@ -243,13 +320,22 @@ describe('analyze: traces', () => {
       references: [],
       startTime: 1_700_000_000_000_000 + i * 1000,
       duration: 100,
-      tags: tags({ 'gen_ai.tool.name': 'read', 'gen_ai.tool.call.arguments': '{"path":"/x"}', 'gen_ai.tool.call.result': 'same', 'tool_loop.run_id': 'jr' }),
+      tags: tags({
+        'gen_ai.tool.name': 'read',
+        'gen_ai.tool.call.arguments': '{"path":"/x"}',
+        'gen_ai.tool.call.result': 'same',
+        'tool_loop.run_id': 'jr',
+      }),
       logs: [],
       processID: 'p1',
     }));
-    const file = fx.write('jaeger.json', { data: [{ traceID: 'a3ce929d0e0e4736', spans, processes: { p1: { serviceName: 'svc', tags: [] } } }] });
+    const file = fx.write('jaeger.json', {
+      data: [{ traceID: 'a3ce929d0e0e4736', spans, processes: { p1: { serviceName: 'svc', tags: [] } } }],
+    });
     const { report } = await analyzeJson(['--enable', '--warning', '2', '--critical', '3', file]);
-    expect(report.runs).toEqual([expect.objectContaining({ id: 'jr', format: 'jaeger', calls: 4, blocks: 1, firstBlock: { call: 4 } })]);
+    expect(report.runs).toEqual([
+      expect.objectContaining({ id: 'jr', format: 'jaeger', calls: 4, blocks: 1, firstBlock: { call: 4 } }),
+    ]);
   });
 
   it('prints a human-readable report with a summary table', async () => {

@@ -17,8 +17,21 @@ describe('tool-loop-guard bin (built dist/esm/cli/main.js)', () => {
     expect(await run(['--version'])).toMatchObject({ code: 0, stdout: `${PACKAGE_VERSION}\n` });
     const fx = fixtureDir();
     try {
-      const file = fx.write('loop.jsonl', jsonl([1, 2, 3, 4, 5].map((step) => ({ step, tool: 'search', args: {}, result: 'same' }))));
-      const result = await run(['analyze', '--enable', '--warning', '2', '--critical', '3', '--fail-on', 'critical', file]);
+      const file = fx.write(
+        'loop.jsonl',
+        jsonl([1, 2, 3, 4, 5].map((step) => ({ step, tool: 'search', args: {}, result: 'same' }))),
+      );
+      const result = await run([
+        'analyze',
+        '--enable',
+        '--warning',
+        '2',
+        '--critical',
+        '3',
+        '--fail-on',
+        'critical',
+        file,
+      ]);
       expect(result.code).toBe(1);
       expect(result.stdout).toContain('first block at call 4 (step 4) of 5');
       expect(result.stderr).toBe('');

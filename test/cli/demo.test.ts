@@ -63,7 +63,12 @@ describe('npm run demo (built CLI)', () => {
   it('exports the demo spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set', async () => {
     const { spawn } = await import('node:child_process');
     const { createServer } = await import('node:http');
-    const bodies: Array<{ resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Array<{ events?: Array<{ name: string }> }> }> }> }> = [];
+    const bodies: Array<{
+      resourceSpans: Array<{
+        resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+        scopeSpans: Array<{ spans: Array<{ events?: Array<{ name: string }> }> }>;
+      }>;
+    }> = [];
     const server = createServer((req, res) => {
       let text = '';
       req.on('data', (chunk) => (text += chunk));
@@ -76,7 +81,11 @@ describe('npm run demo (built CLI)', () => {
     const { port } = server.address() as { port: number };
     try {
       const child = spawn(process.execPath, ['dist/esm/cli/demo.js'], {
-        env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+        env: {
+          ...process.env,
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        },
       });
       let stdout = '';
       child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -84,11 +93,24 @@ describe('npm run demo (built CLI)', () => {
       expect(code).toBe(0);
       expect(stdout).toContain(`spans exported to http://127.0.0.1:${port}`);
       const resourceSpans = bodies.flatMap((body) => body.resourceSpans);
-      const serviceNames = new Set(resourceSpans.flatMap((r) => r.resource.attributes.filter((a) => a.key === 'service.name').map((a) => a.value.stringValue)));
+      const serviceNames = new Set(
+        resourceSpans.flatMap((r) =>
+          r.resource.attributes.filter((a) => a.key === 'service.name').map((a) => a.value.stringValue),
+        ),
+      );
       expect([...serviceNames]).toEqual(['tool-loop-guard-demo']);
-      const eventNames = new Set(resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.flatMap((span) => (span.events ?? []).map((e) => e.name)))));
+      const eventNames = new Set(
+        resourceSpans.flatMap((r) =>
+          r.scopeSpans.flatMap((s) => s.spans.flatMap((span) => (span.events ?? []).map((e) => e.name))),
+        ),
+      );
       // `exception` events come from the unknown-tool agent's failing calls.
-      expect([...eventNames].filter((name) => name.startsWith('tool_loop.')).sort()).toEqual(['tool_loop.aborted', 'tool_loop.blocked', 'tool_loop.guard_armed', 'tool_loop.warning']);
+      expect([...eventNames].filter((name) => name.startsWith('tool_loop.')).sort()).toEqual([
+        'tool_loop.aborted',
+        'tool_loop.blocked',
+        'tool_loop.guard_armed',
+        'tool_loop.warning',
+      ]);
     } finally {
       server.close();
     }

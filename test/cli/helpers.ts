@@ -6,7 +6,10 @@ import { main } from '../../src/cli/cli.js';
 import type { CliIo } from '../../src/cli/progress.js';
 
 /** Runs the CLI in-process and captures its output. */
-export async function runCli(args: readonly string[], options: { tty?: boolean } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(
+  args: readonly string[],
+  options: { tty?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -101,9 +104,18 @@ export function otlpDocument(traceId: string, spans: readonly FixtureSpan[], ser
 }
 
 /** A run span and `n` sequential tool spans under it calling `tool` with `args` → `result`. */
-export function loopSpans(n: number, options: { tool?: string; args?: object; result?: string; runId?: string } = {}): FixtureSpan[] {
+export function loopSpans(
+  n: number,
+  options: { tool?: string; args?: object; result?: string; runId?: string } = {},
+): FixtureSpan[] {
   const spans: FixtureSpan[] = [
-    { spanId: 'a000000000000001', name: 'invoke_agent', start: 0, end: 10 * (n + 1), attributes: options.runId ? { 'tool_loop.run_id': options.runId } : {} },
+    {
+      spanId: 'a000000000000001',
+      name: 'invoke_agent',
+      start: 0,
+      end: 10 * (n + 1),
+      attributes: options.runId ? { 'tool_loop.run_id': options.runId } : {},
+    },
   ];
   for (let i = 0; i < n; i += 1) {
     spans.push({

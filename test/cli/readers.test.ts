@@ -35,7 +35,13 @@ const SPANS: FixtureSpan[] = [
     name: 'execute_tool read',
     start: 10,
     end: 20,
-    attributes: { 'gen_ai.tool.name': 'read', 'gen_ai.tool.call.arguments': '{"path":"/a"}', 'tool_loop.poll': false, 'x.count': 3, 'x.list': ['a', 'b'] },
+    attributes: {
+      'gen_ai.tool.name': 'read',
+      'gen_ai.tool.call.arguments': '{"path":"/a"}',
+      'tool_loop.poll': false,
+      'x.count': 3,
+      'x.list': ['a', 'b'],
+    },
     error: 'boom',
   },
 ];
@@ -51,7 +57,12 @@ describe('OTLP JSON reader', () => {
       expect(layout).toBe('document');
       expect(spans).toHaveLength(2);
       const tool = spans[1];
-      expect(tool).toMatchObject({ traceId: TRACE, spanId: '00f067aa0ba902b7', parentSpanId: 'b7ad6b7169203331', service: 'agent' });
+      expect(tool).toMatchObject({
+        traceId: TRACE,
+        spanId: '00f067aa0ba902b7',
+        parentSpanId: 'b7ad6b7169203331',
+        service: 'agent',
+      });
       expect(tool.endUs - tool.startUs).toBe(10_000);
       expect(tool.view.attributes).toEqual({
         'gen_ai.tool.name': 'read',
@@ -69,7 +80,9 @@ describe('OTLP JSON reader', () => {
   it('reads one object per line (collector file exporter), base64 ids and Tempo batches', async () => {
     const fx = fixtureDir();
     try {
-      const first = otlpDocument(TRACE, SPANS.slice(0, 1)) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> };
+      const first = otlpDocument(TRACE, SPANS.slice(0, 1)) as {
+        resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }>;
+      };
       const second = otlpDocument(TRACE, SPANS.slice(1)) as typeof first;
       const span = second.resourceSpans[0].scopeSpans[0].spans[0];
       span.traceId = Buffer.from(TRACE, 'hex').toString('base64');
@@ -101,7 +114,17 @@ describe('Jaeger JSON reader', () => {
           {
             traceID: '8448eb211c80319c',
             spans: [
-              { traceID: '8448eb211c80319c', spanID: 'aa01', operationName: 'run', references: [], startTime: 1_700_000_000_000_000, duration: 500, tags: [], logs: [], processID: 'p1' },
+              {
+                traceID: '8448eb211c80319c',
+                spanID: 'aa01',
+                operationName: 'run',
+                references: [],
+                startTime: 1_700_000_000_000_000,
+                duration: 500,
+                tags: [],
+                logs: [],
+                processID: 'p1',
+              },
               {
                 traceID: '8448eb211c80319c',
                 spanID: 'aa02',
@@ -116,7 +139,15 @@ describe('Jaeger JSON reader', () => {
                   { key: 'otel.status_code', type: 'string', value: 'ERROR' },
                   { key: 'otel.status_description', type: 'string', value: 'Tool web not found' },
                 ],
-                logs: [{ timestamp: 1_700_000_000_000_120, fields: [{ key: 'event', type: 'string', value: 'exception' }, { key: 'exception.message', type: 'string', value: 'x' }] }],
+                logs: [
+                  {
+                    timestamp: 1_700_000_000_000_120,
+                    fields: [
+                      { key: 'event', type: 'string', value: 'exception' },
+                      { key: 'exception.message', type: 'string', value: 'x' },
+                    ],
+                  },
+                ],
                 processID: 'p1',
               },
             ],
@@ -128,7 +159,14 @@ describe('Jaeger JSON reader', () => {
       expect(problems).toEqual([]);
       expect(detected).toBe('jaeger');
       expect(spans).toHaveLength(2);
-      expect(spans[1]).toMatchObject({ traceId: '00000000000000008448eb211c80319c', spanId: '000000000000aa02', parentSpanId: '000000000000aa01', service: 'agent', startUs: 1_700_000_000_000_100, endUs: 1_700_000_000_000_150 });
+      expect(spans[1]).toMatchObject({
+        traceId: '00000000000000008448eb211c80319c',
+        spanId: '000000000000aa02',
+        parentSpanId: '000000000000aa01',
+        service: 'agent',
+        startUs: 1_700_000_000_000_100,
+        endUs: 1_700_000_000_000_150,
+      });
       expect(spans[1].view.attributes).toMatchObject({ 'gen_ai.tool.name': 'search', 'compaction.retry': true, n: 7 });
       expect(spans[1].view.status).toEqual({ code: 2, message: 'Tool web not found' });
       expect(spans[1].view.events).toEqual([{ name: 'exception', attributes: { 'exception.message': 'x' } }]);
@@ -162,7 +200,10 @@ describe('trajectory JSONL reader', () => {
       expect(problems).toHaveLength(2);
       expect(problems[0]).toMatchObject({ line: 2 });
       expect(problems[0].message).toMatch(/^malformed JSON line/);
-      expect(problems[1]).toEqual({ line: 4, message: 'malformed trajectory line: missing "tool" (a non-empty string)' });
+      expect(problems[1]).toEqual({
+        line: 4,
+        message: 'malformed trajectory line: missing "tool" (a non-empty string)',
+      });
     } finally {
       fx.cleanup();
     }

@@ -30,10 +30,17 @@ describe('sweep command', () => {
     const fx = fixtureDir();
     try {
       const loop = (n: number) => [
-        ...Array.from({ length: n }, (_, i) => ({ step: i + 1, tool: 'search', args: { q: 'x' }, result: 'invalid', error: true })),
+        ...Array.from({ length: n }, (_, i) => ({
+          step: i + 1,
+          tool: 'search',
+          args: { q: 'x' },
+          result: 'invalid',
+          error: true,
+        })),
         { step: n + 1, tool: 'done', args: {}, result: 'ok' },
       ];
-      const healthy = (n: number) => Array.from({ length: n }, (_, i) => ({ step: i + 1, tool: 'read', args: { i }, result: `r${i}` }));
+      const healthy = (n: number) =>
+        Array.from({ length: n }, (_, i) => ({ step: i + 1, tool: 'read', args: { i }, result: `r${i}` }));
       fx.write('loop.jsonl', jsonl(loop(8)));
       fx.write('repeats3.jsonl', jsonl([...loop(3), ...healthy(3)]));
       fx.write('healthy.jsonl', jsonl(healthy(5)));
@@ -44,12 +51,38 @@ describe('sweep command', () => {
           { id: 'healthy', file: 'healthy.jsonl', agent: 'Other', resolved: true, hit_limit: false },
         ],
       });
-      const { code, stdout } = await runCli(['sweep', '--index', index, '--warning', '2..3', '--critical', '3..5', '--window', '2..5', '--json']);
+      const { code, stdout } = await runCli([
+        'sweep',
+        '--index',
+        index,
+        '--warning',
+        '2..3',
+        '--critical',
+        '3..5',
+        '--window',
+        '2..5',
+        '--json',
+      ]);
       expect(code).toBe(0);
       const report = JSON.parse(stdout) as {
         runs: number;
         calls: number;
-        rows: Array<{ warningThreshold: number; criticalThreshold: number; windowSizes: number[]; metrics: { resolved: { runs: number; blocked: number }; loops: { runs: number; blocked: number; meanFirstBlock?: number; meanCallsSaved?: number; byAgent: unknown[] }; warningsPerRun: number } }>;
+        rows: Array<{
+          warningThreshold: number;
+          criticalThreshold: number;
+          windowSizes: number[];
+          metrics: {
+            resolved: { runs: number; blocked: number };
+            loops: {
+              runs: number;
+              blocked: number;
+              meanFirstBlock?: number;
+              meanCallsSaved?: number;
+              byAgent: unknown[];
+            };
+            warningsPerRun: number;
+          };
+        }>;
         best: { warningThreshold: number; criticalThreshold: number } | null;
         baselines: { openclawDefaultsEnabled: { loops: { blocked: number } } };
         timing: { settings: number; gridPoints: number };
@@ -58,10 +91,17 @@ describe('sweep command', () => {
       // (2,3) (2,4) (2,5) (3,4) (3,5) × windows 2..5, merged: the window has no effect here.
       expect(report.timing).toEqual(expect.objectContaining({ gridPoints: 20, settings: 5 }));
       expect(report.rows.every((row) => row.windowSizes.join() === '2,3,4,5')).toBe(true);
-      const row = (w: number, c: number) => report.rows.find((r) => r.warningThreshold === w && r.criticalThreshold === c)!;
+      const row = (w: number, c: number) =>
+        report.rows.find((r) => r.warningThreshold === w && r.criticalThreshold === c)!;
       // critical 3 blocks the 4th identical call: the loop (at call 4) but not the run with 3 repeats.
       expect(row(2, 3).metrics.resolved).toEqual({ runs: 2, blocked: 0, warned: 1 });
-      expect(row(2, 3).metrics.loops).toMatchObject({ runs: 1, blocked: 1, meanFirstBlock: 4, meanCallsSaved: 6, byAgent: [{ agent: 'LoopAgent', runs: 1, blocked: 1, meanFirstBlock: 4 }] });
+      expect(row(2, 3).metrics.loops).toMatchObject({
+        runs: 1,
+        blocked: 1,
+        meanFirstBlock: 4,
+        meanCallsSaved: 6,
+        byAgent: [{ agent: 'LoopAgent', runs: 1, blocked: 1, meanFirstBlock: 4 }],
+      });
       expect(row(3, 5).metrics.loops).toMatchObject({ blocked: 1, meanFirstBlock: 6, meanCallsSaved: 4 });
       expect(report.best).toMatchObject({ warningThreshold: 2, criticalThreshold: 3 });
       expect(report.baselines.openclawDefaultsEnabled.loops.blocked).toBe(0);
@@ -86,14 +126,45 @@ describe('sweep command', () => {
   });
 
   const present = existsSync(join(TRAJECTORIES, 'index.json'));
-  it.skipIf(!present)('sweeps all 527 trajectories over the documented grid', async () => {
-    const started = performance.now();
-    const { code, stdout } = await runCli(['sweep', '--index', join(TRAJECTORIES, 'index.json'), '--warning', '3..10', '--critical', '4..20', '--window', '2..5', '--json']);
-    expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { runs: number; best: { warningThreshold: number; criticalThreshold: number; metrics: { resolved: { blocked: number }; loops: { byAgent: Array<{ agent: string; blocked: number; runs: number }> } } } };
-    expect(report.runs).toBe(527);
-    expect(report.best).toMatchObject({ warningThreshold: 3, criticalThreshold: 4, metrics: { resolved: { blocked: 0 } } });
-    expect(report.best.metrics.loops.byAgent.find((a) => a.agent === 'AutoCodeRover')).toEqual(expect.objectContaining({ blocked: 24, runs: 26 }));
-    expect(performance.now() - started).toBeLessThan(60_000);
-  }, 120_000);
+  it.skipIf(!present)(
+    'sweeps all 527 trajectories over the documented grid',
+    async () => {
+      const started = performance.now();
+      const { code, stdout } = await runCli([
+        'sweep',
+        '--index',
+        join(TRAJECTORIES, 'index.json'),
+        '--warning',
+        '3..10',
+        '--critical',
+        '4..20',
+        '--window',
+        '2..5',
+        '--json',
+      ]);
+      expect(code).toBe(0);
+      const report = JSON.parse(stdout) as {
+        runs: number;
+        best: {
+          warningThreshold: number;
+          criticalThreshold: number;
+          metrics: {
+            resolved: { blocked: number };
+            loops: { byAgent: Array<{ agent: string; blocked: number; runs: number }> };
+          };
+        };
+      };
+      expect(report.runs).toBe(527);
+      expect(report.best).toMatchObject({
+        warningThreshold: 3,
+        criticalThreshold: 4,
+        metrics: { resolved: { blocked: 0 } },
+      });
+      expect(report.best.metrics.loops.byAgent.find((a) => a.agent === 'AutoCodeRover')).toEqual(
+        expect.objectContaining({ blocked: 24, runs: 26 }),
+      );
+      expect(performance.now() - started).toBeLessThan(60_000);
+    },
+    120_000,
+  );
 });

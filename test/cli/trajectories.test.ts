@@ -13,14 +13,18 @@ const RECOMMENDED_CONFIG = { tools: { loopDetection: { enabled: true, warningThr
 
 const present = existsSync(join(TRAJECTORIES, 'index.json'));
 if (!present) {
-   
-  console.warn(`[test/cli/trajectories] skipped: ${TRAJECTORIES} not found (the shared evaluation data lives next to the repository)`);
+  console.warn(
+    `[test/cli/trajectories] skipped: ${TRAJECTORIES} not found (the shared evaluation data lives next to the repository)`,
+  );
 }
 
 const LOOPING = join(TRAJECTORIES, 'autocoderover/acr-run-1__django__django-12589.jsonl');
 const LOOPING_PING_PONG = join(TRAJECTORIES, 'autocoderover/acr-run-1__psf__requests-2674.jsonl');
 // Resolved SWE-agent runs that sent the same rejected `edit` 3 times with the same result.
-const RESOLVED_REPEATS = [join(TRAJECTORIES, 'swe-agent/cost_2_1__django__django-11039.jsonl'), join(TRAJECTORIES, 'swe-agent/cost_2_2__django__django-11039.jsonl')];
+const RESOLVED_REPEATS = [
+  join(TRAJECTORIES, 'swe-agent/cost_2_1__django__django-11039.jsonl'),
+  join(TRAJECTORIES, 'swe-agent/cost_2_2__django__django-11039.jsonl'),
+];
 // A resolved run with an A, B, A pattern: a ping-pong critical at critical 3, not at 4.
 const RESOLVED_ABA = join(TRAJECTORIES, 'swe-agent/cost_2_3__django__django-13710.jsonl');
 
@@ -48,7 +52,9 @@ describe.skipIf(!present)('analyzer on real trajectories (../shared/trajectories
       'CRITICAL: Called (no_valid_api_call) with identical arguments and identical outcomes 4 times. Session execution blocked to prevent runaway loops.',
     );
     // The harness feedback repeats until the round limit: calls 16–20 are all blocked.
-    expect(run.events.filter((e) => e.detector === 'generic_repeat' && e.action === 'block').map((e) => e.call)).toEqual([16, 17, 18, 19, 20]);
+    expect(
+      run.events.filter((e) => e.detector === 'generic_repeat' && e.action === 'block').map((e) => e.call),
+    ).toEqual([16, 17, 18, 19, 20]);
   });
 
   it('blocks an alternation loop (ping_pong) at call 14', async () => {
@@ -66,7 +72,11 @@ describe.skipIf(!present)('analyzer on real trajectories (../shared/trajectories
   it('critical 3 is below the floor: an A, B, A pattern in a resolved run is blocked as ping-pong', async () => {
     const [run] = await runsOf(['--enable', '--warning', '2', '--critical', '3', RESOLVED_ABA]);
     expect(run.firstBlock).toEqual({ call: 4, step: 4 });
-    expect(run.events.find((e) => e.action === 'block')).toMatchObject({ detector: 'ping_pong', count: 3, toolName: 'bash' });
+    expect(run.events.find((e) => e.action === 'block')).toMatchObject({
+      detector: 'ping_pong',
+      count: 3,
+      toolName: 'bash',
+    });
   });
 
   it('OpenClaw default thresholds block nothing here (no identical-triple run reaches 10)', async () => {
@@ -75,7 +85,9 @@ describe.skipIf(!present)('analyzer on real trajectories (../shared/trajectories
   });
 
   it('the sweep replay of hashed calls matches the analyzer run for run', async () => {
-    const labels = (await loadRunLabels(join(TRAJECTORIES, 'index.json'))).filter((label) => label.file.includes('/autocoderover/acr-run-1__django__'));
+    const labels = (await loadRunLabels(join(TRAJECTORIES, 'index.json'))).filter((label) =>
+      label.file.includes('/autocoderover/acr-run-1__django__'),
+    );
     expect(labels.length).toBeGreaterThan(10);
     const runs = await hashRuns(labels, await createDigester());
     const config = pointConfig(undefined, { warningThreshold: 3, criticalThreshold: 4 });
@@ -83,7 +95,12 @@ describe.skipIf(!present)('analyzer on real trajectories (../shared/trajectories
     runs.forEach((run, i) => {
       const swept = replayHashedRun(run, config);
       const analysed = report.runs[i];
-      expect([analysed.calls, analysed.warnings, analysed.blocks, analysed.firstBlock?.call], run.label.id).toEqual([swept.calls, swept.warnings, swept.blocks, swept.firstBlock]);
+      expect([analysed.calls, analysed.warnings, analysed.blocks, analysed.firstBlock?.call], run.label.id).toEqual([
+        swept.calls,
+        swept.warnings,
+        swept.blocks,
+        swept.firstBlock,
+      ]);
     });
     const metrics = evaluate(runs, config);
     expect(metrics.resolved.blocked).toBe(0);

@@ -1,6 +1,10 @@
 /** `AgentConfigResolver`: per-agent merged, validated and clamped config (spec §d). */
 import { describe, expect, it } from 'vitest';
-import { AgentConfigResolver, DEFAULT_LOOP_DETECTION_CONFIG, type ToolLoopGuardConfig } from '../../src/config/index.js';
+import {
+  AgentConfigResolver,
+  DEFAULT_LOOP_DETECTION_CONFIG,
+  type ToolLoopGuardConfig,
+} from '../../src/config/index.js';
 import { RecordingLogger } from '../helpers/engine-harness.js';
 
 describe('AgentConfigResolver', () => {
@@ -30,9 +34,18 @@ describe('AgentConfigResolver', () => {
   it('both → merged with nested detectors and postCompactionGuard (spec scenario 64)', () => {
     const config: ToolLoopGuardConfig = {
       tools: {
-        loopDetection: { enabled: true, warningThreshold: 8, detectors: { pingPong: false }, postCompactionGuard: { windowSize: 5 } },
+        loopDetection: {
+          enabled: true,
+          warningThreshold: 8,
+          detectors: { pingPong: false },
+          postCompactionGuard: { windowSize: 5 },
+        },
       },
-      agents: { list: [{ id: 'worker', tools: { loopDetection: { criticalThreshold: 16, detectors: { genericRepeat: false } } } }] },
+      agents: {
+        list: [
+          { id: 'worker', tools: { loopDetection: { criticalThreshold: 16, detectors: { genericRepeat: false } } } },
+        ],
+      },
     };
     const resolved = new AgentConfigResolver(config).forAgent('worker');
     expect(resolved).toMatchObject({
@@ -50,7 +63,11 @@ describe('AgentConfigResolver', () => {
       tools: { loopDetection: { enabled: true } },
       agents: { list: [{ id: 'quiet', tools: { loopDetection: { enabled: false } } }, { id: 'loud' }] },
     });
-    expect(resolver.forAgent('quiet')).toMatchObject({ enabled: false, trackHistory: false, postCompactionGuard: { enabled: false } });
+    expect(resolver.forAgent('quiet')).toMatchObject({
+      enabled: false,
+      trackHistory: false,
+      postCompactionGuard: { enabled: false },
+    });
     expect(resolver.forAgent('loud')).toMatchObject({ enabled: true, postCompactionGuard: { enabled: true } });
   });
 
@@ -68,7 +85,9 @@ describe('AgentConfigResolver', () => {
   });
 
   it('resolves each agent once (the same object is returned)', () => {
-    const resolver = new AgentConfigResolver({ agents: { list: [{ id: 'a', tools: { loopDetection: { enabled: true } } }] } });
+    const resolver = new AgentConfigResolver({
+      agents: { list: [{ id: 'a', tools: { loopDetection: { enabled: true } } }] },
+    });
     expect(resolver.forAgent('a')).toBe(resolver.forAgent('a'));
     expect(resolver.forAgent()).toBe(resolver.forAgent('unknown'));
   });

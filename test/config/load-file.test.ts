@@ -135,7 +135,10 @@ describe('loadConfigFile', () => {
     );
     const loaded = await loadConfigFile(path);
     expect(loaded.config.tools?.loopDetection?.enabled).toBe(true);
-    expect(loaded.warnings.map((w) => w.path).sort()).toEqual(['tools.loopDetection.criticalThreshold', 'tools.loopDetection.turnLimit']);
+    expect(loaded.warnings.map((w) => w.path).sort()).toEqual([
+      'tools.loopDetection.criticalThreshold',
+      'tools.loopDetection.turnLimit',
+    ]);
     expect(loaded.warnings.every((w) => w.severity === 'warning')).toBe(true);
   });
 });

@@ -1,6 +1,10 @@
 /** `mergeLoopDetectionConfig`: OpenClaw's per-agent merge (spec §d). */
 import { describe, expect, it } from 'vitest';
-import { mergeLoopDetectionConfig, resolveLoopDetectionConfig, type LoopDetectionConfig } from '../../src/config/index.js';
+import {
+  mergeLoopDetectionConfig,
+  resolveLoopDetectionConfig,
+  type LoopDetectionConfig,
+} from '../../src/config/index.js';
 
 describe('mergeLoopDetectionConfig', () => {
   it('neither block → undefined', () => {
@@ -27,7 +31,11 @@ describe('mergeLoopDetectionConfig', () => {
         detectors: { pingPong: false, knownPollNoProgress: false },
         postCompactionGuard: { windowSize: 5 },
       },
-      { criticalThreshold: 16, detectors: { genericRepeat: false, knownPollNoProgress: true }, postCompactionGuard: { windowSize: 4 } },
+      {
+        criticalThreshold: 16,
+        detectors: { genericRepeat: false, knownPollNoProgress: true },
+        postCompactionGuard: { windowSize: 4 },
+      },
     );
     expect(merged).toEqual({
       enabled: true,
@@ -51,7 +59,11 @@ describe('mergeLoopDetectionConfig', () => {
   });
 
   it('does not mutate its inputs', () => {
-    const global: LoopDetectionConfig = { enabled: true, detectors: { pingPong: false }, postCompactionGuard: { windowSize: 5 } };
+    const global: LoopDetectionConfig = {
+      enabled: true,
+      detectors: { pingPong: false },
+      postCompactionGuard: { windowSize: 5 },
+    };
     const agent: LoopDetectionConfig = { detectors: { genericRepeat: false }, postCompactionGuard: { windowSize: 2 } };
     const before = JSON.stringify([global, agent]);
     mergeLoopDetectionConfig(global, agent);
@@ -66,7 +78,9 @@ describe('mergeLoopDetectionConfig', () => {
     });
 
     it('agent unset over global false → stays off (guard off too)', () => {
-      const resolved = resolveLoopDetectionConfig(mergeLoopDetectionConfig({ enabled: false }, { warningThreshold: 5 }));
+      const resolved = resolveLoopDetectionConfig(
+        mergeLoopDetectionConfig({ enabled: false }, { warningThreshold: 5 }),
+      );
       expect(resolved.enabled).toBe(false);
       expect(resolved.postCompactionGuard.enabled).toBe(false);
       expect(resolved.warningThreshold).toBe(5);
@@ -79,7 +93,9 @@ describe('mergeLoopDetectionConfig', () => {
     });
 
     it('both unset → detectors off, guard on', () => {
-      const resolved = resolveLoopDetectionConfig(mergeLoopDetectionConfig({ historySize: 20 }, { warningThreshold: 5 }));
+      const resolved = resolveLoopDetectionConfig(
+        mergeLoopDetectionConfig({ historySize: 20 }, { warningThreshold: 5 }),
+      );
       expect(resolved.enabled).toBe(false);
       expect(resolved.postCompactionGuard.enabled).toBe(true);
     });
@@ -88,6 +104,10 @@ describe('mergeLoopDetectionConfig', () => {
   it('the merged block is clamped at resolution (merge is not re-validated)', () => {
     // Each block is valid on its own; the merge makes warning ≥ critical.
     const merged = mergeLoopDetectionConfig({ enabled: true, criticalThreshold: 12 }, { warningThreshold: 15 });
-    expect(resolveLoopDetectionConfig(merged)).toMatchObject({ warningThreshold: 15, criticalThreshold: 16, globalCircuitBreakerThreshold: 30 });
+    expect(resolveLoopDetectionConfig(merged)).toMatchObject({
+      warningThreshold: 15,
+      criticalThreshold: 16,
+      globalCircuitBreakerThreshold: 30,
+    });
   });
 });

@@ -10,12 +10,27 @@ import { RecordingLogger } from '../helpers/engine-harness.js';
 
 function resolve(block: unknown, keyPath?: string) {
   const logger = new RecordingLogger();
-  const config = resolveLoopDetectionConfig(block as LoopDetectionConfig, keyPath === undefined ? { logger } : { logger, keyPath });
+  const config = resolveLoopDetectionConfig(
+    block as LoopDetectionConfig,
+    keyPath === undefined ? { logger } : { logger, keyPath },
+  );
   return { config, warnings: logger.at('warn'), logger };
 }
 
-const NUMERIC_KEYS = ['historySize', 'warningThreshold', 'criticalThreshold', 'globalCircuitBreakerThreshold', 'unknownToolThreshold'] as const;
-const DEFAULTS = { historySize: 30, warningThreshold: 10, criticalThreshold: 20, globalCircuitBreakerThreshold: 30, unknownToolThreshold: 10 };
+const NUMERIC_KEYS = [
+  'historySize',
+  'warningThreshold',
+  'criticalThreshold',
+  'globalCircuitBreakerThreshold',
+  'unknownToolThreshold',
+] as const;
+const DEFAULTS = {
+  historySize: 30,
+  warningThreshold: 10,
+  criticalThreshold: 20,
+  globalCircuitBreakerThreshold: 30,
+  unknownToolThreshold: 10,
+};
 
 describe('resolveLoopDetectionConfig', () => {
   it('no block → documented defaults: detectors off, guard on with window 3, history tracked', () => {
@@ -36,9 +51,21 @@ describe('resolveLoopDetectionConfig', () => {
   });
 
   it('tri-state enabled: unset → detectors off, guard on; true → both on; false → both off, no history', () => {
-    expect(resolve({}).config).toMatchObject({ enabled: false, trackHistory: true, postCompactionGuard: { enabled: true } });
-    expect(resolve({ enabled: true }).config).toMatchObject({ enabled: true, trackHistory: true, postCompactionGuard: { enabled: true } });
-    expect(resolve({ enabled: false }).config).toMatchObject({ enabled: false, trackHistory: false, postCompactionGuard: { enabled: false } });
+    expect(resolve({}).config).toMatchObject({
+      enabled: false,
+      trackHistory: true,
+      postCompactionGuard: { enabled: true },
+    });
+    expect(resolve({ enabled: true }).config).toMatchObject({
+      enabled: true,
+      trackHistory: true,
+      postCompactionGuard: { enabled: true },
+    });
+    expect(resolve({ enabled: false }).config).toMatchObject({
+      enabled: false,
+      trackHistory: false,
+      postCompactionGuard: { enabled: false },
+    });
   });
 
   it('valid values are used as given', () => {
@@ -123,7 +150,11 @@ describe('resolveLoopDetectionConfig', () => {
   });
 
   describe('booleans', () => {
-    it.each([['"yes"', 'yes'], ['1', 1], ['null', null]])('detectors.pingPong = %s → default true with a warning naming the key', (_label, value) => {
+    it.each([
+      ['"yes"', 'yes'],
+      ['1', 1],
+      ['null', null],
+    ])('detectors.pingPong = %s → default true with a warning naming the key', (_label, value) => {
       const { config, warnings } = resolve({ enabled: true, detectors: { pingPong: value } });
       expect(config.detectors.pingPong).toBe(true);
       expect(warnings).toHaveLength(1);
@@ -182,7 +213,12 @@ describe('resolveLoopDetectionConfig', () => {
     expect(Object.keys(config)).not.toContain('turnLimit');
   });
 
-  it.each([['null', null], ['an array', [1]], ['a string', 'on'], ['a number', 5]])('a block that is %s → defaults with a warning', (_label, block) => {
+  it.each([
+    ['null', null],
+    ['an array', [1]],
+    ['a string', 'on'],
+    ['a number', 5],
+  ])('a block that is %s → defaults with a warning', (_label, block) => {
     const { config, warnings } = resolve(block);
     expect(config).toEqual(DEFAULT_LOOP_DETECTION_CONFIG);
     expect(warnings).toHaveLength(1);
@@ -191,6 +227,8 @@ describe('resolveLoopDetectionConfig', () => {
 
   it('isPositiveInteger', () => {
     expect([1, 2, 30].every(isPositiveInteger)).toBe(true);
-    expect([0, -1, 2.5, '5', Number.NaN, Number.POSITIVE_INFINITY, null, undefined].some(isPositiveInteger)).toBe(false);
+    expect([0, -1, 2.5, '5', Number.NaN, Number.POSITIVE_INFINITY, null, undefined].some(isPositiveInteger)).toBe(
+      false,
+    );
   });
 });

@@ -61,7 +61,9 @@ describe('validateToolLoopGuardConfig', () => {
 
   it('wrong boolean and nested types are errors with their key paths', () => {
     const issues = validateToolLoopGuardConfig({
-      tools: { loopDetection: { enabled: 'yes', detectors: { pingPong: 'no' }, postCompactionGuard: { windowSize: 0 } } },
+      tools: {
+        loopDetection: { enabled: 'yes', detectors: { pingPong: 'no' }, postCompactionGuard: { windowSize: 0 } },
+      },
       agents: { list: [{ id: 'a', tools: { loopDetection: { detectors: { pingPong: 1 } } } }] },
     });
     expect(paths(errors(issues))).toEqual([
@@ -81,13 +83,18 @@ describe('validateToolLoopGuardConfig', () => {
       'agents.list[0].id',
       'agents.list[1].id',
     ]);
-    expect(paths(errors(validateToolLoopGuardConfig({ tools: { loopDetection: [] } })))).toEqual(['tools.loopDetection']);
+    expect(paths(errors(validateToolLoopGuardConfig({ tools: { loopDetection: [] } })))).toEqual([
+      'tools.loopDetection',
+    ]);
   });
 
   it('unknown keys at every level are warnings, not errors', () => {
     const issues = validateToolLoopGuardConfig({
       extra: 1,
-      tools: { other: {}, loopDetection: { turnLimit: 3, detectors: { argumentChurn: true }, postCompactionGuard: { enabled: true } } },
+      tools: {
+        other: {},
+        loopDetection: { turnLimit: 3, detectors: { argumentChurn: true }, postCompactionGuard: { enabled: true } },
+      },
       agents: { defaults: {}, list: [{ id: 'a', name: 'A', tools: { exec: {}, loopDetection: { foo: 1 } } }] },
     });
     expect(errors(issues)).toEqual([]);
@@ -133,7 +140,10 @@ describe('validateToolLoopGuardConfig', () => {
       agents: { list: [{ id: 'a', tools: { loopDetection: { warningThreshold: 10, criticalThreshold: 10 } } }] },
     });
     expect(issues).toHaveLength(1);
-    expect(issues[0]).toMatchObject({ path: 'agents.list[0].tools.loopDetection.criticalThreshold', severity: 'warning' });
+    expect(issues[0]).toMatchObject({
+      path: 'agents.list[0].tools.loopDetection.criticalThreshold',
+      severity: 'warning',
+    });
   });
 
   it('never throws, even on odd input', () => {

@@ -17,7 +17,8 @@ describe('hashToolArgs', () => {
   });
 
   it('scenario 4: non-object params give tool: + 16 hex; long params do not grow the hash', () => {
-    for (const params of ['string-param', 123, null]) expect(hashToolArgs(digester, 'tool', params)).toMatch(/^tool:[0-9a-f]{16}$/);
+    for (const params of ['string-param', 123, null])
+      expect(hashToolArgs(digester, 'tool', params)).toMatch(/^tool:[0-9a-f]{16}$/);
     const long = hashToolArgs(digester, 'read', { path: 'x'.repeat(20_000) });
     expect(long).toMatch(/^read:[0-9a-f]{16}$/);
     expect(long.length).toBe('read'.length + 1 + 16);
@@ -46,9 +47,27 @@ describe('hashToolArgs', () => {
   });
 
   it('update_plan: rewording hashes the same, a status change differs', () => {
-    const base = { explanation: 'first', plan: [{ step: 'Read', status: 'completed' }, { step: 'Write', status: 'pending' }] };
-    const reworded = { explanation: 'second wording', plan: [{ step: 'Read it', status: 'completed' }, { step: 'Write it', status: 'pending' }] };
-    const progressed = { explanation: 'first', plan: [{ step: 'Read', status: 'completed' }, { step: 'Write', status: 'in_progress' }] };
+    const base = {
+      explanation: 'first',
+      plan: [
+        { step: 'Read', status: 'completed' },
+        { step: 'Write', status: 'pending' },
+      ],
+    };
+    const reworded = {
+      explanation: 'second wording',
+      plan: [
+        { step: 'Read it', status: 'completed' },
+        { step: 'Write it', status: 'pending' },
+      ],
+    };
+    const progressed = {
+      explanation: 'first',
+      plan: [
+        { step: 'Read', status: 'completed' },
+        { step: 'Write', status: 'in_progress' },
+      ],
+    };
     expect(hashToolArgs(digester, 'update_plan', reworded)).toBe(hashToolArgs(digester, 'update_plan', base));
     expect(hashToolArgs(digester, 'update_plan', progressed)).not.toBe(hashToolArgs(digester, 'update_plan', base));
     expect(hashToolArgs(digester, 'other_tool', reworded)).not.toBe(hashToolArgs(digester, 'other_tool', base));

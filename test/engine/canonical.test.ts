@@ -114,7 +114,13 @@ describe('canonicalString (spec §b.2 stable serialisation)', () => {
   });
 
   it('sorts the keys of each record in an array, whatever order each lists them in', () => {
-    const rows = [{ b: 1, a: 2 }, { b: 3, a: 4 }, { a: 5, b: 6 }, { b: 7, c: 8 }, { b: 9, a: 10 }];
+    const rows = [
+      { b: 1, a: 2 },
+      { b: 3, a: 4 },
+      { a: 5, b: 6 },
+      { b: 7, c: 8 },
+      { b: 9, a: 10 },
+    ];
     expect(canonicalString(rows)).toBe('[{"a":2,"b":1},{"a":4,"b":3},{"a":5,"b":6},{"b":7,"c":8},{"a":10,"b":9}]');
   });
 
@@ -131,7 +137,9 @@ describe('canonicalString (spec §b.2 stable serialisation)', () => {
     const tokens: string[] = [];
     const sink: CanonicalSink = { write: (c) => void tokens.push(c), writeString: (t) => void tokens.push(`<${t}>`) };
     writeCanonical({ b: 'x', a: [1, { c: null }], n: NaN, g: 2n, u: new Uint8Array([1]) }, sink);
-    expect(tokens.join('')).toBe('{<a>:[1,{<c>:null}],<b>:<x>,<g>:<2>,<n>:<NaN>,<u>:{<data>:<AQ==>,<type>:<Uint8Array>}}');
+    expect(tokens.join('')).toBe(
+      '{<a>:[1,{<c>:null}],<b>:<x>,<g>:<2>,<n>:<NaN>,<u>:{<data>:<AQ==>,<type>:<Uint8Array>}}',
+    );
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     tokens.length = 0;
@@ -139,9 +147,21 @@ describe('canonicalString (spec §b.2 stable serialisation)', () => {
     expect(tokens.join('')).toBe('{<self>:<[Circular]>}');
   });
   it('writes values it cannot read (throwing getters, proxy traps, revoked proxies) as "[Unreadable]"', () => {
-    const getter = Object.defineProperty({ a: 1 }, 'b', { enumerable: true, get: () => { throw new Error('no'); } });
+    const getter = Object.defineProperty({ a: 1 }, 'b', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
     expect(canonicalString(getter)).toBe('{"a":1,"b":"[Unreadable]"}');
-    const trap = new Proxy({}, { ownKeys: () => { throw new Error('no'); } });
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no');
+        },
+      },
+    );
     expect(canonicalString([trap, 2])).toBe('["[Unreadable]",2]');
     const { proxy, revoke } = Proxy.revocable([1], {});
     revoke();

@@ -20,13 +20,18 @@ beforeAll(async () => {
  */
 function hashStream(value: unknown): string {
   const parts: string[] = [];
-  writeCanonical(value, { write: (chunk) => void parts.push(chunk), writeString: (text) => void parts.push(`"${text.length}:${text}"`) });
+  writeCanonical(value, {
+    write: (chunk) => void parts.push(chunk),
+    writeString: (text) => void parts.push(`"${text.length}:${text}"`),
+  });
   return parts.join('');
 }
 const canonicalHash = (value: unknown, seed?: bigint) => h64ToString(hashStream(value), seed);
 
 /** Raw UTF-16 code units, lone surrogates included. */
-const utf16 = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 }).map((codes) => String.fromCharCode(...codes));
+const utf16 = fc
+  .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 })
+  .map((codes) => String.fromCharCode(...codes));
 
 describe('createDigester', () => {
   it('returns 16 lowercase hex characters, zero-padded', () => {
@@ -66,14 +71,37 @@ describe('createDigester', () => {
     const small = fc.letrec((tie) => ({
       value: fc.oneof(
         { depthSize: 'small' },
-        fc.constantFrom(null, undefined, 0, 1, NaN, Infinity, true, '', 'a', 'NaN', '1', '"', ':', '1:a', '[Circular]', 'a"b', '\uD800', '\uFFFD'),
+        fc.constantFrom(
+          null,
+          undefined,
+          0,
+          1,
+          NaN,
+          Infinity,
+          true,
+          '',
+          'a',
+          'NaN',
+          '1',
+          '"',
+          ':',
+          '1:a',
+          '[Circular]',
+          'a"b',
+          '\uD800',
+          '\uFFFD',
+        ),
         fc.bigInt({ min: 0n, max: 3n }),
         fc.array(tie('value'), { maxLength: 3 }),
         fc.dictionary(fc.constantFrom('a', 'b', '1', '"', 'a:'), tie('value'), { maxKeys: 3 }),
       ),
     })).value;
     fc.assert(
-      fc.property(small, small, (a, b) => (digester.digest(a) === digester.digest(b)) === (canonicalString(a) === canonicalString(b))),
+      fc.property(
+        small,
+        small,
+        (a, b) => (digester.digest(a) === digester.digest(b)) === (canonicalString(a) === canonicalString(b)),
+      ),
       { numRuns: 3000 },
     );
   });
@@ -99,7 +127,18 @@ describe('createDigester', () => {
   });
 
   it('streamed digests of long strings (escapes, surrogates, slice boundaries) equal the one-piece hash', () => {
-    const specials = fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\uD83D\uDE00', '\uD800', '\uDC00', 'é', '漢');
+    const specials = fc.constantFrom(
+      '"',
+      '\\',
+      '\n',
+      '\u0000',
+      '\u001f',
+      '\uD83D\uDE00',
+      '\uD800',
+      '\uDC00',
+      'é',
+      '漢',
+    );
     const longString = fc
       .tuple(
         fc.integer({ min: 4_000, max: 140_000 }),
@@ -126,12 +165,17 @@ describe('createDigester', () => {
   });
 
   it('token streams that cross the 64 KiB byte buffer many times hash like the one-piece stream', () => {
-    const unit = fc.oneof(fc.constantFrom('a', 'Z', '"', ':', '\n'), fc.constantFrom('é', '漢', '\uD83D\uDE00', '\uD800', '\uDC00'));
+    const unit = fc.oneof(
+      fc.constantFrom('a', 'Z', '"', ':', '\n'),
+      fc.constantFrom('é', '漢', '\uD83D\uDE00', '\uD800', '\uDC00'),
+    );
     // Strings of every size class: short ASCII, short with non-ASCII anywhere, medium, and over 16 K units.
-    const text = fc.tuple(fc.array(unit, { maxLength: 12 }), fc.nat({ max: 20_000 }), fc.nat({ max: 1 })).map(([units, pad, side]) => {
-      const filler = 'x'.repeat(pad % 3 === 0 ? pad : pad % 200);
-      return side === 0 ? filler + units.join('') : units.join('') + filler;
-    });
+    const text = fc
+      .tuple(fc.array(unit, { maxLength: 12 }), fc.nat({ max: 20_000 }), fc.nat({ max: 1 }))
+      .map(([units, pad, side]) => {
+        const filler = 'x'.repeat(pad % 3 === 0 ? pad : pad % 200);
+        return side === 0 ? filler + units.join('') : units.join('') + filler;
+      });
     fc.assert(
       fc.property(fc.array(fc.tuple(text, fc.integer()), { minLength: 1, maxLength: 40 }), (rows) => {
         const value = rows.map(([t, n]) => ({ t, n, k: { [t.slice(0, 8)]: n } }));
@@ -173,7 +217,9 @@ describe('createDigester', () => {
   it('hashes a 1 MB Uint8Array through its base64 form', () => {
     const bytes = new Uint8Array(1 << 20).map((_, i) => i * 31);
     expect(digester.digest(bytes)).toBe(canonicalHash(bytes));
-    expect(digester.digest(bytes)).toBe(digester.digest({ type: 'Uint8Array', data: Buffer.from(bytes).toString('base64') }));
+    expect(digester.digest(bytes)).toBe(
+      digester.digest({ type: 'Uint8Array', data: Buffer.from(bytes).toString('base64') }),
+    );
   });
 
   it('hashes values nested 10 000 deep', () => {

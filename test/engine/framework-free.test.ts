@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -22,14 +26,16 @@ function violation(file: string, specifier: string): string | undefined {
   if (specifier.startsWith('@opentelemetry/')) return specifier;
   if (!specifier.startsWith('.')) return undefined; // other packages and node: builtins
   const target = relative(SRC, resolve(dirname(file), specifier));
-  const allowed = FRAMEWORK_FREE.some((dir) => target === relative(SRC, dir) || target.startsWith(relative(SRC, dir) + sep));
+  const allowed = FRAMEWORK_FREE.some(
+    (dir) => target === relative(SRC, dir) || target.startsWith(relative(SRC, dir) + sep),
+  );
   return allowed ? undefined : specifier;
 }
 
 describe('module specifier extraction (the check below relies on it)', () => {
   it.each([
     ["import { x } from '@opentelemetry/api';", ['@opentelemetry/api']],
-    ["import type { X } from \"../otel/processor.js\";", ['../otel/processor.js']],
+    ['import type { X } from "../otel/processor.js";', ['../otel/processor.js']],
     ["export { y } from '../../otel/options.js';", ['../../otel/options.js']],
     ["import '@opentelemetry/api';", ['@opentelemetry/api']],
     ["const a = 1;import '../otel/x.js'", ['../otel/x.js']],
@@ -44,15 +50,18 @@ describe('module specifier extraction (the check below relies on it)', () => {
 });
 
 describe('engine and config are framework-free', () => {
-  it.each(FRAMEWORK_FREE)('%s loads nothing from @opentelemetry or from src outside engine/config, in any import form', (dir) => {
-    const files = sourceFiles(dir);
-    expect(files.length).toBeGreaterThan(3);
-    const offenders = files.flatMap((file) =>
-      moduleSpecifiers(readFileSync(file, 'utf8'))
-        .map((specifier) => violation(file, specifier))
-        .filter((bad) => bad !== undefined)
-        .map((bad) => `${file}: ${bad}`),
-    );
-    expect(offenders).toEqual([]);
-  });
+  it.each(FRAMEWORK_FREE)(
+    '%s loads nothing from @opentelemetry or from src outside engine/config, in any import form',
+    (dir) => {
+      const files = sourceFiles(dir);
+      expect(files.length).toBeGreaterThan(3);
+      const offenders = files.flatMap((file) =>
+        moduleSpecifiers(readFileSync(file, 'utf8'))
+          .map((specifier) => violation(file, specifier))
+          .filter((bad) => bad !== undefined)
+          .map((bad) => `${file}: ${bad}`),
+      );
+      expect(offenders).toEqual([]);
+    },
+  );
 });

@@ -54,7 +54,9 @@ describe('hashToolOutcome: errors (rule 1)', () => {
     expect(hash({ toolName: 't', error: 42 })).toBe(`error:${digester.digestText('42')}`);
     expect(hash({ toolName: 't', error: false })).toBe(`error:${digester.digestText('false')}`);
     expect(hash({ toolName: 't', error: 7n })).toBe(`error:${digester.digestText('7')}`);
-    expect(hash({ toolName: 't', error: { code: 'E', msg: 'm' } })).toBe(`error:${digester.digestText('{"code":"E","msg":"m"}')}`);
+    expect(hash({ toolName: 't', error: { code: 'E', msg: 'm' } })).toBe(
+      `error:${digester.digestText('{"code":"E","msg":"m"}')}`,
+    );
     expect(hash({ toolName: 't', error: new Error('same') })).toBe(hash({ toolName: 't', error: 'same' }));
   });
 
@@ -85,20 +87,43 @@ describe('hashToolOutcome: whole values (rule 2, DESIGN §3)', () => {
 describe('hashToolOutcome: default projection (rules 3 and 8)', () => {
   it('hashes {details, text} with text from typed text entries joined and trimmed', () => {
     const result = {
-      content: [{ type: 'text', text: '  a' }, { type: 'image', data: 'xx' }, { text: 'untyped' }, 'str', { type: 'text', text: 'b  ' }],
+      content: [
+        { type: 'text', text: '  a' },
+        { type: 'image', data: 'xx' },
+        { text: 'untyped' },
+        'str',
+        { type: 'text', text: 'b  ' },
+      ],
       details: { ok: true },
       other: 'ignored',
     };
     expect(hash({ toolName: 'read', result })).toBe(digester.digest({ details: { ok: true }, text: 'a\nb' }));
     expect(hash({ toolName: 'read', result: { content: [] } })).toBe(digester.digest({ details: {}, text: '' }));
-    expect(hash({ toolName: 'read', result: { content: [], details: [1] } })).toBe(digester.digest({ details: {}, text: '' }));
+    expect(hash({ toolName: 'read', result: { content: [], details: [1] } })).toBe(
+      digester.digest({ details: {}, text: '' }),
+    );
   });
 
   it('update_plan: details become the plan shape and text is empty', () => {
-    const params = (explanation: string, status: string) => ({ explanation, plan: [{ step: `step ${explanation}`, status }] });
-    const first = hash({ toolName: 'update_plan', params: params('a', 'pending'), result: R('Plan updated v1', { plan: 1 }) });
-    const reworded = hash({ toolName: 'update_plan', params: params('b', 'pending'), result: R('Plan updated v2', { plan: 2 }) });
-    const progressed = hash({ toolName: 'update_plan', params: params('a', 'completed'), result: R('Plan updated v1', { plan: 1 }) });
+    const params = (explanation: string, status: string) => ({
+      explanation,
+      plan: [{ step: `step ${explanation}`, status }],
+    });
+    const first = hash({
+      toolName: 'update_plan',
+      params: params('a', 'pending'),
+      result: R('Plan updated v1', { plan: 1 }),
+    });
+    const reworded = hash({
+      toolName: 'update_plan',
+      params: params('b', 'pending'),
+      result: R('Plan updated v2', { plan: 2 }),
+    });
+    const progressed = hash({
+      toolName: 'update_plan',
+      params: params('a', 'completed'),
+      result: R('Plan updated v1', { plan: 1 }),
+    });
     expect(reworded).toBe(first);
     expect(progressed).not.toBe(first);
   });
@@ -106,92 +131,196 @@ describe('hashToolOutcome: default projection (rules 3 and 8)', () => {
 
 describe('hashToolOutcome: loop veto (rule 4)', () => {
   it('scenario 47: the own veto gives no hash', () => {
-    expect(hashToolOutcome(digester, { toolName: 'message', params: { action: 'send' }, result: R('blocked', { status: 'blocked', deniedReason: 'tool-loop' }) })).toEqual({});
+    expect(
+      hashToolOutcome(digester, {
+        toolName: 'message',
+        params: { action: 'send' },
+        result: R('blocked', { status: 'blocked', deniedReason: 'tool-loop' }),
+      }),
+    ).toEqual({});
     expect(hashToolOutcome(digester, { toolName: 'read', result: blockedToolResult('CRITICAL: x') })).toEqual({});
   });
 
   it('scenario 48: a plugin-blocked result is hashed, identically each time', () => {
-    const outcome = { toolName: 'message', params: { action: 'read' }, result: R('blocked', { status: 'blocked', deniedReason: 'plugin-before-tool-call' }) };
+    const outcome = {
+      toolName: 'message',
+      params: { action: 'read' },
+      result: R('blocked', { status: 'blocked', deniedReason: 'plugin-before-tool-call' }),
+    };
     expect(hash(outcome)).toMatch(/^[0-9a-f]{16}$/);
     expect(hash(outcome)).toBe(hash({ ...outcome }));
   });
 });
 
 describe('hashToolOutcome: exec (rule 5)', () => {
-  const exec = (text: string, details: unknown) => hash({ toolName: 'exec', params: { command: 'c' }, result: R(text, details) });
+  const exec = (text: string, details: unknown) =>
+    hash({ toolName: 'exec', params: { command: 'c' }, result: R(text, details) });
 
   it('scenario 35: completed results differing in durationMs/cwd hash equally', () => {
-    const at = (i: number) => exec('Loki\nPrometheus', { status: 'completed', exitCode: 0, durationMs: 100 + i, cwd: `/tmp/run-${i}`, aggregated: 'Loki\nPrometheus' });
+    const at = (i: number) =>
+      exec('Loki\nPrometheus', {
+        status: 'completed',
+        exitCode: 0,
+        durationMs: 100 + i,
+        cwd: `/tmp/run-${i}`,
+        aggregated: 'Loki\nPrometheus',
+      });
     expect(at(1)).toBe(at(2));
-    expect(at(1)).toBe(digester.digest({ status: 'completed', exitCode: 0, timedOut: false, output: 'Loki\nPrometheus' }));
+    expect(at(1)).toBe(
+      digester.digest({ status: 'completed', exitCode: 0, timedOut: false, output: 'Loki\nPrometheus' }),
+    );
   });
 
   it('scenario 36: running results keep only status and tail', () => {
     const at = (i: number) =>
-      exec(`Command still running (session sess-${i}, pid ${1000 + i})`, { status: 'running', sessionId: `sess-${i}`, pid: 1000 + i, startedAt: i, cwd: `/c${i}`, tail: '(no new output)' });
+      exec(`Command still running (session sess-${i}, pid ${1000 + i})`, {
+        status: 'running',
+        sessionId: `sess-${i}`,
+        pid: 1000 + i,
+        startedAt: i,
+        cwd: `/c${i}`,
+        tail: '(no new output)',
+      });
     expect(at(1)).toBe(at(2));
     expect(at(1)).toBe(digester.digest({ status: 'running', tail: '(no new output)' }));
     expect(exec('x', { status: 'running' })).toBe(digester.digest({ status: 'running', tail: '' }));
   });
 
   it('scenario 37: empty aggregated falls back to the changing text', () => {
-    const at = (i: number) => exec(`Runtime failed before spawn: attempt ${i}`, { status: 'failed', exitCode: null, durationMs: i, aggregated: '' });
+    const at = (i: number) =>
+      exec(`Runtime failed before spawn: attempt ${i}`, {
+        status: 'failed',
+        exitCode: null,
+        durationMs: i,
+        aggregated: '',
+      });
     expect(at(1)).not.toBe(at(2));
-    expect(exec('same', { status: 'failed', exitCode: 'x', aggregated: '   ' })).toBe(digester.digest({ status: 'failed', exitCode: null, timedOut: false, output: 'same' }));
+    expect(exec('same', { status: 'failed', exitCode: 'x', aggregated: '   ' })).toBe(
+      digester.digest({ status: 'failed', exitCode: null, timedOut: false, output: 'same' }),
+    );
   });
 
   it('scenario 11: completed outputs that change hash differently', () => {
-    const at = (i: number) => exec(`tick ${i}`, { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: `tick ${i}` });
+    const at = (i: number) =>
+      exec(`tick ${i}`, { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: `tick ${i}` });
     expect(at(1)).not.toBe(at(2));
   });
 
   it('scenario 38: timedOut true differs from timedOut absent', () => {
-    expect(exec('', { status: 'failed', exitCode: 1, timedOut: true, aggregated: 'x' })).not.toBe(exec('', { status: 'failed', exitCode: 1, aggregated: 'x' }));
-    expect(exec('', { status: 'failed', exitCode: 1, timedOut: 'yes', aggregated: 'x' })).toBe(exec('', { status: 'failed', exitCode: 1, aggregated: 'x' }));
+    expect(exec('', { status: 'failed', exitCode: 1, timedOut: true, aggregated: 'x' })).not.toBe(
+      exec('', { status: 'failed', exitCode: 1, aggregated: 'x' }),
+    );
+    expect(exec('', { status: 'failed', exitCode: 1, timedOut: 'yes', aggregated: 'x' })).toBe(
+      exec('', { status: 'failed', exitCode: 1, aggregated: 'x' }),
+    );
   });
 
   it('scenario 39: approval results ignore the request id', () => {
-    const at = (requestId: string) => exec('t', { status: 'approval-pending', reason: 'r', host: 'h', command: 'c', warningText: 'w', requestId });
+    const at = (requestId: string) =>
+      exec('t', { status: 'approval-pending', reason: 'r', host: 'h', command: 'c', warningText: 'w', requestId });
     expect(at('req-1')).toBe(at('req-2'));
-    expect(exec('t', { status: 'approval-unavailable' })).toBe(digester.digest({ status: 'approval-unavailable', reason: null, host: null, command: '', warningText: '' }));
+    expect(exec('t', { status: 'approval-unavailable' })).toBe(
+      digester.digest({ status: 'approval-unavailable', reason: null, host: null, command: '', warningText: '' }),
+    );
   });
 
   it('scenario 40: details without a string status use the default projection', () => {
     expect(exec('out', { durationMs: 1 })).not.toBe(exec('out', { durationMs: 2 }));
-    expect(exec('out', { status: 'weird', durationMs: 1 })).toBe(digester.digest({ details: { status: 'weird', durationMs: 1 }, text: 'out' }));
+    expect(exec('out', { status: 'weird', durationMs: 1 })).toBe(
+      digester.digest({ details: { status: 'weird', durationMs: 1 }, text: 'out' }),
+    );
   });
 });
 
 describe('hashToolOutcome: process (rule 6)', () => {
   it('poll hashes {action, status, exitCode, exitSignal, aggregated, text}', () => {
-    const poll = (details: unknown) => hash({ toolName: 'process', params: { action: 'poll', sessionId: 'sess-1' }, result: R('(no new output)\n\nProcess still running.', details) });
-    expect(poll({ status: 'running', aggregated: 'steady', pid: 1 })).toBe(poll({ status: 'running', aggregated: 'steady', pid: 2 }));
-    expect(poll({ status: 'running', aggregated: 'steady' })).toBe(
-      digester.digest({ action: 'poll', status: 'running', exitCode: null, exitSignal: null, aggregated: 'steady', text: '(no new output)\n\nProcess still running.' }),
+    const poll = (details: unknown) =>
+      hash({
+        toolName: 'process',
+        params: { action: 'poll', sessionId: 'sess-1' },
+        result: R('(no new output)\n\nProcess still running.', details),
+      });
+    expect(poll({ status: 'running', aggregated: 'steady', pid: 1 })).toBe(
+      poll({ status: 'running', aggregated: 'steady', pid: 2 }),
     );
-    expect(poll({})).toBe(digester.digest({ action: 'poll', status: undefined, exitCode: null, exitSignal: null, aggregated: null, text: '(no new output)\n\nProcess still running.' }));
+    expect(poll({ status: 'running', aggregated: 'steady' })).toBe(
+      digester.digest({
+        action: 'poll',
+        status: 'running',
+        exitCode: null,
+        exitSignal: null,
+        aggregated: 'steady',
+        text: '(no new output)\n\nProcess still running.',
+      }),
+    );
+    expect(poll({})).toBe(
+      digester.digest({
+        action: 'poll',
+        status: undefined,
+        exitCode: null,
+        exitSignal: null,
+        aggregated: null,
+        text: '(no new output)\n\nProcess still running.',
+      }),
+    );
   });
 
   it('log hashes {action, status, totalLines, totalChars, truncated, exitCode, exitSignal, text}', () => {
-    const log = hash({ toolName: 'process', params: { action: 'log' }, result: R('lines', { status: 'exited', totalLines: 3, offset: 9 }) });
-    expect(log).toBe(digester.digest({ action: 'log', status: 'exited', totalLines: 3, totalChars: null, truncated: null, exitCode: null, exitSignal: null, text: 'lines' }));
+    const log = hash({
+      toolName: 'process',
+      params: { action: 'log' },
+      result: R('lines', { status: 'exited', totalLines: 3, offset: 9 }),
+    });
+    expect(log).toBe(
+      digester.digest({
+        action: 'log',
+        status: 'exited',
+        totalLines: 3,
+        totalChars: null,
+        truncated: null,
+        exitCode: null,
+        exitSignal: null,
+        text: 'lines',
+      }),
+    );
   });
 
   it('other process actions use the default projection', () => {
-    expect(hash({ toolName: 'process', params: { action: 'list' }, result: R('t', { a: 1 }) })).toBe(digester.digest({ details: { a: 1 }, text: 't' }));
+    expect(hash({ toolName: 'process', params: { action: 'list' }, result: R('t', { a: 1 }) })).toBe(
+      digester.digest({ details: { a: 1 }, text: 't' }),
+    );
   });
 });
 
 describe('hashToolOutcome: send-like (rule 7, #89090)', () => {
   it('scenario 41: message send payloads differing only in delivery ids hash equally', () => {
-    const payload = (i: number) => ({ ok: true, channel: 'feishu', chatId: 'oc_chat', runId: `run_${i}`, messageId: `om_${i}`, receipt: { platformMessageId: `p_${i}` } });
-    const at = (i: number) => hash({ toolName: 'message', params: { action: 'send', target: 'feishu:oc_chat', text: 'ping' }, result: R(JSON.stringify(payload(i), null, 2), payload(i)) });
+    const payload = (i: number) => ({
+      ok: true,
+      channel: 'feishu',
+      chatId: 'oc_chat',
+      runId: `run_${i}`,
+      messageId: `om_${i}`,
+      receipt: { platformMessageId: `p_${i}` },
+    });
+    const at = (i: number) =>
+      hash({
+        toolName: 'message',
+        params: { action: 'send', target: 'feishu:oc_chat', text: 'ping' },
+        result: R(JSON.stringify(payload(i), null, 2), payload(i)),
+      });
     expect(at(1)).toBe(at(2));
     expect(at(1)).toBe(digester.digest({ ok: true, channel: 'feishu', chatId: 'oc_chat' }));
   });
 
   it('scenario 42: broadcast results with nested ids hash equally', () => {
-    const at = (i: number) => hash({ toolName: 'message', params: { action: 'broadcast', text: 'ping' }, result: R(`sent ${i}`, { results: [{ channel: 'slack', ok: true, result: { messageId: `om_${i}`, receipt: i } }] }) });
+    const at = (i: number) =>
+      hash({
+        toolName: 'message',
+        params: { action: 'broadcast', text: 'ping' },
+        result: R(`sent ${i}`, {
+          results: [{ channel: 'slack', ok: true, result: { messageId: `om_${i}`, receipt: i } }],
+        }),
+      });
     expect(at(1)).toBe(at(2));
   });
 
@@ -204,24 +333,46 @@ describe('hashToolOutcome: send-like (rule 7, #89090)', () => {
       ['message', { action: 'poll', question: 'q' }, (i) => ({ ok: true, pollId: `p${i}` })],
     ];
     for (const [toolName, params, details] of pairs) {
-      expect(hash({ toolName, params, result: R('x', details(1)) })).toBe(hash({ toolName, params, result: R('x', details(2)) }));
+      expect(hash({ toolName, params, result: R('x', details(1)) })).toBe(
+        hash({ toolName, params, result: R('x', details(2)) }),
+      );
     }
   });
 
   it('scenario 44: send text is ignored, so differing texts do not make progress by themselves', () => {
-    const at = (text: string) => hash({ toolName: 'message', params: { action: 'send', text }, result: R(`sent: ${text}`, { ok: true, messageId: text }) });
+    const at = (text: string) =>
+      hash({
+        toolName: 'message',
+        params: { action: 'send', text },
+        result: R(`sent: ${text}`, { ok: true, messageId: text }),
+      });
     expect(at('line 1')).toBe(at('line 2'));
   });
 
   it('scenario 45: read and channel-create keep full hashing', () => {
-    const read = (i: number) => hash({ toolName: 'message', params: { action: 'read' }, result: R('msgs', { messages: [{ text: 'a' }], messageId: `m${i}`, ts: i }) });
+    const read = (i: number) =>
+      hash({
+        toolName: 'message',
+        params: { action: 'read' },
+        result: R('msgs', { messages: [{ text: 'a' }], messageId: `m${i}`, ts: i }),
+      });
     expect(read(1)).not.toBe(read(2));
-    const create = (i: number) => hash({ toolName: 'message', params: { action: 'channel-create' }, result: R('ok', { ok: true, messageId: `m${i}`, timestamp: i }) });
+    const create = (i: number) =>
+      hash({
+        toolName: 'message',
+        params: { action: 'channel-create' },
+        result: R('ok', { ok: true, messageId: `m${i}`, timestamp: i }),
+      });
     expect(create(1)).not.toBe(create(2));
   });
 
   it('scenario 46: route ids are kept', () => {
-    const at = (i: number, conv: string) => hash({ toolName: 'message', params: { action: 'send', text: 'x' }, result: R('x', { ok: true, messageId: `om_${i}`, route: { id: conv } }) });
+    const at = (i: number, conv: string) =>
+      hash({
+        toolName: 'message',
+        params: { action: 'send', text: 'x' },
+        result: R('x', { ok: true, messageId: `om_${i}`, route: { id: conv } }),
+      });
     expect(at(0, 'conv-A')).not.toBe(at(1, 'conv-B'));
     expect(at(0, 'conv-A')).toBe(at(1, 'conv-A'));
   });
@@ -231,7 +382,17 @@ describe('hashToolOutcome: send-like (rule 7, #89090)', () => {
       hash({
         toolName: 'message',
         params: { action: 'send', text: 'hello' },
-        result: R('hello', { message: { id: `qa_${i}`, accountId: 'acc', direction: 'outbound', conversation: { id: room, chatType: 'channel' }, senderId: 'bot', text: 'hello', timestamp: 1000 + i } }),
+        result: R('hello', {
+          message: {
+            id: `qa_${i}`,
+            accountId: 'acc',
+            direction: 'outbound',
+            conversation: { id: room, chatType: 'channel' },
+            senderId: 'bot',
+            text: 'hello',
+            timestamp: 1000 + i,
+          },
+        }),
       });
     expect(at(1, 'loop-room')).toBe(at(2, 'loop-room'));
     expect(at(1, 'loop-room-1')).not.toBe(at(2, 'loop-room-2'));

@@ -8,7 +8,17 @@ describe('isSendLikeCall', () => {
   });
 
   it('message is send-like only for the send actions', () => {
-    for (const action of ['send', 'broadcast', 'reply', 'thread-reply', 'sendWithEffect', 'sendAttachment', 'upload-file', 'sticker', 'poll']) {
+    for (const action of [
+      'send',
+      'broadcast',
+      'reply',
+      'thread-reply',
+      'sendWithEffect',
+      'sendAttachment',
+      'upload-file',
+      'sticker',
+      'poll',
+    ]) {
       expect(isSendLikeCall('message', { action })).toBe(true);
     }
     for (const action of ['read', 'channel-create', 'react', 'Send', undefined]) {
@@ -30,20 +40,55 @@ describe('isSendLikeCall', () => {
 
 describe('stripVolatileDeliveryIds', () => {
   it('drops the volatile keys at any depth', () => {
-    const keys = ['messageId', 'message_id', 'messageIds', 'platformMessageId', 'platformMessageIds', 'fileId', 'file_id', 'fileKey', 'pollId', 'poll_id', 'receipt', 'runId', 'idempotencyKey', 'ts', 'timestamp', 'sentAt', 'deliveredAt', 'createdAt'];
+    const keys = [
+      'messageId',
+      'message_id',
+      'messageIds',
+      'platformMessageId',
+      'platformMessageIds',
+      'fileId',
+      'file_id',
+      'fileKey',
+      'pollId',
+      'poll_id',
+      'receipt',
+      'runId',
+      'idempotencyKey',
+      'ts',
+      'timestamp',
+      'sentAt',
+      'deliveredAt',
+      'createdAt',
+    ];
     const volatile = Object.fromEntries(keys.map((k) => [k, 'v']));
-    expect(stripVolatileDeliveryIds({ ok: true, ...volatile, nested: [{ keep: 1, ...volatile }] })).toEqual({ ok: true, nested: [{ keep: 1 }] });
+    expect(stripVolatileDeliveryIds({ ok: true, ...volatile, nested: [{ keep: 1, ...volatile }] })).toEqual({
+      ok: true,
+      nested: [{ keep: 1 }],
+    });
   });
 
   it('drops id only on message-delivery objects', () => {
     const base = { id: 'qa_1', text: 'hello' };
-    expect(stripVolatileDeliveryIds({ ...base, direction: 'outbound' })).toEqual({ text: 'hello', direction: 'outbound' });
+    expect(stripVolatileDeliveryIds({ ...base, direction: 'outbound' })).toEqual({
+      text: 'hello',
+      direction: 'outbound',
+    });
     expect(stripVolatileDeliveryIds({ ...base, senderId: 's' })).toEqual({ text: 'hello', senderId: 's' });
     expect(stripVolatileDeliveryIds({ ...base, accountId: 'a' })).toEqual({ text: 'hello', accountId: 'a' });
-    expect(stripVolatileDeliveryIds({ ...base, conversation: { id: 'room' } })).toEqual({ text: 'hello', conversation: { id: 'room' } });
+    expect(stripVolatileDeliveryIds({ ...base, conversation: { id: 'room' } })).toEqual({
+      text: 'hello',
+      conversation: { id: 'room' },
+    });
     expect(stripVolatileDeliveryIds(base)).toEqual(base);
-    expect(stripVolatileDeliveryIds({ id: 1, text: 'x', direction: 'in' })).toEqual({ id: 1, text: 'x', direction: 'in' });
-    expect(stripVolatileDeliveryIds({ ok: true, route: { id: 'conv-A' } })).toEqual({ ok: true, route: { id: 'conv-A' } });
+    expect(stripVolatileDeliveryIds({ id: 1, text: 'x', direction: 'in' })).toEqual({
+      id: 1,
+      text: 'x',
+      direction: 'in',
+    });
+    expect(stripVolatileDeliveryIds({ ok: true, route: { id: 'conv-A' } })).toEqual({
+      ok: true,
+      route: { id: 'conv-A' },
+    });
   });
 
   it('does not mutate the input and passes non-containers through', () => {

@@ -49,7 +49,10 @@ describe('normalizeUpdatePlanParams (spec §b.2, G3b)', () => {
 
   it('rewording is invisible, a status change is not', () => {
     const a = normalizeUpdatePlanParams({ explanation: 'v1', plan: [{ step: 'Do A', status: 'pending' }] });
-    const b = normalizeUpdatePlanParams({ explanation: 'v2 reworded', plan: [{ step: 'Do A now', status: 'pending' }] });
+    const b = normalizeUpdatePlanParams({
+      explanation: 'v2 reworded',
+      plan: [{ step: 'Do A now', status: 'pending' }],
+    });
     const c = normalizeUpdatePlanParams({ explanation: 'v1', plan: [{ step: 'Do A', status: 'completed' }] });
     expect(b).toEqual(a);
     expect(c).not.toEqual(a);

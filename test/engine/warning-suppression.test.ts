@@ -6,14 +6,26 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../src/config/index.js';
-import { createDigester, describeToolCall, LoopRun, type LoopVerdict, type ToolCallSignature } from '../../src/engine-entry.js';
+import {
+  createDigester,
+  describeToolCall,
+  LoopRun,
+  type LoopVerdict,
+  type ToolCallSignature,
+} from '../../src/engine-entry.js';
 import { MAX_WARNING_KEYS, WarningSuppression } from '../../src/engine/warning-suppression.js';
 
 const W = 10;
 
 /** A warning verdict for key `key` at `count` (bucket floor(count / W)). */
 function warning(key: string, count = W): LoopVerdict {
-  return { level: 'warning', detector: 'generic_repeat', count, message: `warning ${key}`, warningKey: `generic:read:${key}` };
+  return {
+    level: 'warning',
+    detector: 'generic_repeat',
+    count,
+    message: `warning ${key}`,
+    warningKey: `generic:read:${key}`,
+  };
 }
 
 /** Emits the first-bucket warning of keys `from` … `to - 1`, each of which must be emitted. */
@@ -66,7 +78,13 @@ describe('WarningSuppression remembers at most 256 keys', () => {
 
 describe('LoopRun applies the same 256-key cap', () => {
   // W 1: one prior identical call makes the next check a first-bucket generic_repeat warning.
-  const config = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 1, criticalThreshold: 2, globalCircuitBreakerThreshold: 3, historySize: 1000 });
+  const config = resolveLoopDetectionConfig({
+    enabled: true,
+    warningThreshold: 1,
+    criticalThreshold: 2,
+    globalCircuitBreakerThreshold: 3,
+    historySize: 1000,
+  });
 
   async function sessionWithWarnings(keys: number) {
     const digester = await createDigester();

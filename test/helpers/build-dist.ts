@@ -18,7 +18,9 @@ function newestMtime(dir: string): number {
 }
 
 export default function buildDist(): void {
-  const builtAt = BUILT.every((file) => existsSync(file)) ? Math.min(...BUILT.map((file) => statSync(file).mtimeMs)) : 0;
+  const builtAt = BUILT.every((file) => existsSync(file))
+    ? Math.min(...BUILT.map((file) => statSync(file).mtimeMs))
+    : 0;
   if (builtAt > newestMtime('src')) return;
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 }

@@ -28,7 +28,11 @@ import {
   type ToolCallRecord,
   type ToolCallSignature,
 } from '../../src/engine-entry.js';
-import { resolveLoopDetectionConfig, type LoopDetectionConfig, type ResolvedLoopDetectionConfig } from '../../src/config/index.js';
+import {
+  resolveLoopDetectionConfig,
+  type LoopDetectionConfig,
+  type ResolvedLoopDetectionConfig,
+} from '../../src/config/index.js';
 
 /** `C0` of spec §g: detection on, every other key at its default. */
 export const C0: LoopDetectionConfig = Object.freeze({ enabled: true });
@@ -86,7 +90,12 @@ export class RecordingLogger implements EngineLogger {
 }
 
 /** Run ids used by the run-scope scenarios. */
-export const RUN = Object.freeze({ heartbeat1: 'heartbeat-1', heartbeat2: 'heartbeat-2', run1: 'run-1', run2: 'run-2' });
+export const RUN = Object.freeze({
+  heartbeat1: 'heartbeat-1',
+  heartbeat2: 'heartbeat-2',
+  run1: 'run-1',
+  run2: 'run-2',
+});
 
 /** Options of a single call in the harness. */
 export interface CallOptions {
@@ -185,7 +194,12 @@ export class EngineHarness {
   outcome(tool: string, params: unknown, outcome: Outcome, options: CallOptions = {}): ToolCallRecord | undefined {
     const { resultHash, unknownToolName } = this.outcomeHash(tool, params, outcome);
     if (resultHash === undefined) return undefined;
-    return this.runOf(options.runId).recordOutcome(this.sig(tool, params), options.toolCallId, resultHash, unknownToolName);
+    return this.runOf(options.runId).recordOutcome(
+      this.sig(tool, params),
+      options.toolCallId,
+      resultHash,
+      unknownToolName,
+    );
   }
 
   /** One completed call: a pre-call record, then its outcome matched by toolCallId. */
@@ -195,12 +209,24 @@ export class EngineHarness {
   }
 
   /** "N× tool{args}→R": N completed calls with results. */
-  completed(n: number, tool: string, params: PerCall, result: PerCall, options: Omit<CallOptions, 'toolCallId'> = {}): void {
+  completed(
+    n: number,
+    tool: string,
+    params: PerCall,
+    result: PerCall,
+    options: Omit<CallOptions, 'toolCallId'> = {},
+  ): void {
     for (let i = 0; i < n; i += 1) this.complete(tool, at(params, i), { result: at(result, i) }, options);
   }
 
   /** N completed calls that threw. */
-  failed(n: number, tool: string, params: PerCall, error: PerCall, options: Omit<CallOptions, 'toolCallId'> = {}): void {
+  failed(
+    n: number,
+    tool: string,
+    params: PerCall,
+    error: PerCall,
+    options: Omit<CallOptions, 'toolCallId'> = {},
+  ): void {
     for (let i = 0; i < n; i += 1) this.complete(tool, at(params, i), { error: at(error, i) }, options);
   }
 

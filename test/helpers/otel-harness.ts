@@ -31,7 +31,12 @@ import {
   type SpanProcessor,
   type TimedEvent,
 } from '@opentelemetry/sdk-trace-base';
-import { ToolLoopSpanProcessor, type LoopAbortEvent, type LoopEvent, type ToolLoopSpanProcessorOptions } from '../../src/index.js';
+import {
+  ToolLoopSpanProcessor,
+  type LoopAbortEvent,
+  type LoopEvent,
+  type ToolLoopSpanProcessorOptions,
+} from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 
 export { sc };
@@ -248,7 +253,10 @@ export function spanAttributes(span: Span | ReadableSpan): Attributes {
 }
 
 /** Events named `name` across `spans`, with the span each is on. */
-export function eventsNamed(spans: readonly ReadableSpan[], name: string): Array<{ span: ReadableSpan; event: TimedEvent }> {
+export function eventsNamed(
+  spans: readonly ReadableSpan[],
+  name: string,
+): Array<{ span: ReadableSpan; event: TimedEvent }> {
   const found: Array<{ span: ReadableSpan; event: TimedEvent }> = [];
   for (const span of spans) for (const event of span.events) if (event.name === name) found.push({ span, event });
   return found;
@@ -277,7 +285,10 @@ export function attr(event: TimedEvent | { attributes?: Attributes }, key: strin
 // ── Results ──────────────────────────────────────────────────────────────────
 
 /** `R(text, details)` of spec §g: an OpenClaw-shaped tool result. */
-export function R(text: string, details?: unknown): { content: Array<{ type: 'text'; text: string }>; details?: unknown } {
+export function R(
+  text: string,
+  details?: unknown,
+): { content: Array<{ type: 'text'; text: string }>; details?: unknown } {
   return details === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], details };
 }
 
@@ -286,7 +297,9 @@ export const C0 = Object.freeze({ tools: { loopDetection: { enabled: true } } })
 
 /** Small thresholds (W 2, C 4, B 6) so that adapter tests reach every level in a few calls. */
 export const LOW_THRESHOLDS = Object.freeze({
-  tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } },
+  tools: {
+    loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 },
+  },
 });
 
 // ── diag ─────────────────────────────────────────────────────────────────────

@@ -77,7 +77,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       if (path !== '/v1/traces') return answer(res, 404, '{"error":"not found"}');
       if (req.method !== 'POST') return answer(res, 405, '{"error":"method not allowed"}');
       const type = (req.headers['content-type'] ?? '').toLowerCase();
-      if (!type.startsWith('application/json')) return answer(res, 415, '{"error":"only application/json is accepted"}');
+      if (!type.startsWith('application/json'))
+        return answer(res, 415, '{"error":"only application/json is accepted"}');
       const text = Buffer.concat(chunks).toString('utf8');
       let decoded: OtlpTraceRequest;
       try {
@@ -104,7 +105,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     rawBodies,
     statuses,
     spans: () =>
-      requests.flatMap((request) => (request.resourceSpans ?? []).flatMap((rs) => (rs.scopeSpans ?? []).flatMap((ss) => ss.spans ?? []))),
+      requests.flatMap((request) =>
+        (request.resourceSpans ?? []).flatMap((rs) => (rs.scopeSpans ?? []).flatMap((ss) => ss.spans ?? [])),
+      ),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

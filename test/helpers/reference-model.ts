@@ -21,7 +21,11 @@ export interface ReferenceConfig {
   readonly criticalThreshold: number;
   readonly globalCircuitBreakerThreshold: number;
   readonly unknownToolThreshold: number;
-  readonly detectors: { readonly genericRepeat: boolean; readonly knownPollNoProgress: boolean; readonly pingPong: boolean };
+  readonly detectors: {
+    readonly genericRepeat: boolean;
+    readonly knownPollNoProgress: boolean;
+    readonly pingPong: boolean;
+  };
 }
 
 /** A record of spec §b.1 (timestamps are irrelevant to detection and left out). */
@@ -45,7 +49,8 @@ export interface ReferenceCall {
 /** A verdict, with the fields the spec defines for each row. */
 export interface ReferenceVerdict {
   readonly level: 'warning' | 'critical';
-  readonly detector: 'generic_repeat' | 'known_poll_no_progress' | 'ping_pong' | 'unknown_tool_repeat' | 'global_circuit_breaker';
+  readonly detector:
+    'generic_repeat' | 'known_poll_no_progress' | 'ping_pong' | 'unknown_tool_repeat' | 'global_circuit_breaker';
   readonly count: number;
   readonly message: string;
   readonly warningKey: string;
@@ -68,7 +73,10 @@ export class ReferenceHistory {
   readonly records: ReferenceRecord[] = [];
 
   /** §b.3 step 1: append the pre-call record, then drop the oldest until `historySize` long. */
-  recordCall(call: { toolName: string; argsHash: string; toolCallId?: string; runId?: string }, historySize: number): void {
+  recordCall(
+    call: { toolName: string; argsHash: string; toolCallId?: string; runId?: string },
+    historySize: number,
+  ): void {
     const record: ReferenceRecord = { toolName: call.toolName, argsHash: call.argsHash };
     if (call.toolCallId !== undefined) record.toolCallId = call.toolCallId;
     const runId = refNormalizeRunId(call.runId);
@@ -82,7 +90,14 @@ export class ReferenceHistory {
    * the same tool and args and no result yet; attach; else append a complete record. Trim.
    */
   recordOutcome(
-    outcome: { toolName: string; argsHash: string; toolCallId?: string; runId?: string; resultHash: string; unknownToolName?: string },
+    outcome: {
+      toolName: string;
+      argsHash: string;
+      toolCallId?: string;
+      runId?: string;
+      resultHash: string;
+      unknownToolName?: string;
+    },
     historySize: number,
   ): void {
     for (let i = this.records.length - 1; i >= 0; i -= 1) {
@@ -97,7 +112,11 @@ export class ReferenceHistory {
       this.trim(historySize);
       return;
     }
-    const record: ReferenceRecord = { toolName: outcome.toolName, argsHash: outcome.argsHash, resultHash: outcome.resultHash };
+    const record: ReferenceRecord = {
+      toolName: outcome.toolName,
+      argsHash: outcome.argsHash,
+      resultHash: outcome.resultHash,
+    };
     if (outcome.toolCallId !== undefined) record.toolCallId = outcome.toolCallId;
     const runId = refNormalizeRunId(outcome.runId);
     if (runId !== undefined) record.runId = runId;
@@ -118,7 +137,11 @@ export class ReferenceHistory {
 
 // ── §b.4 derived quantities: each a full scan of the scoped records ───────────
 
-export function refNoProgressStreak(scoped: readonly ReferenceRecord[], toolName: string, argsHash: string): { count: number; latest?: string } {
+export function refNoProgressStreak(
+  scoped: readonly ReferenceRecord[],
+  toolName: string,
+  argsHash: string,
+): { count: number; latest?: string } {
   let latest: string | undefined;
   let count = 0;
   for (let i = scoped.length - 1; i >= 0; i -= 1) {
@@ -141,7 +164,10 @@ export function refRecentCount(scoped: readonly ReferenceRecord[], toolName: str
   return scoped.filter((record) => record.toolName === toolName && record.argsHash === argsHash).length;
 }
 
-export function refUnknownToolStreak(scoped: readonly ReferenceRecord[], toolName: string): { count: number; name?: string } {
+export function refUnknownToolStreak(
+  scoped: readonly ReferenceRecord[],
+  toolName: string,
+): { count: number; name?: string } {
   let name: string | undefined;
   let count = 0;
   for (let i = scoped.length - 1; i >= 0; i -= 1) {
@@ -183,8 +209,12 @@ export function refPingPong(
   // Step 5: no-progress evidence over the tail.
   const tailRecords = scoped.slice(scoped.length - tail);
   const everyHashed = tailRecords.every((record) => record.resultHash !== undefined);
-  const lastSide = new Set(tailRecords.filter((record) => record.argsHash === last.argsHash).map((record) => record.resultHash));
-  const otherSide = new Set(tailRecords.filter((record) => record.argsHash === other).map((record) => record.resultHash));
+  const lastSide = new Set(
+    tailRecords.filter((record) => record.argsHash === last.argsHash).map((record) => record.resultHash),
+  );
+  const otherSide = new Set(
+    tailRecords.filter((record) => record.argsHash === other).map((record) => record.resultHash),
+  );
   const evidence = everyHashed && lastSide.size === 1 && otherSide.size === 1;
   // Step 6.
   return { count: tail + 1, evidence, pairedToolName: last.toolName, pairedSignature: last.argsHash };
@@ -193,7 +223,11 @@ export function refPingPong(
 // ── §b.5 decision order ───────────────────────────────────────────────────────
 
 /** The verdict for `call` over `history`, before the call is recorded; `undefined` = not stuck. */
-export function referenceDetect(history: ReferenceHistory, call: ReferenceCall, config: ReferenceConfig): ReferenceVerdict | undefined {
+export function referenceDetect(
+  history: ReferenceHistory,
+  call: ReferenceCall,
+  config: ReferenceConfig,
+): ReferenceVerdict | undefined {
   // Row 0.
   if (config.enabled !== true) return undefined;
   const scoped = history.scoped(call.runId);

@@ -6,7 +6,15 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CompactionLoopPersistedError, markCompactionRetry, traceRun, traceToolCall } from '../../src/index.js';
-import { createOtelHarness, R, recordDiag, resetOtelGlobals, sc, startRunSpan, toolCall } from '../helpers/otel-harness.js';
+import {
+  createOtelHarness,
+  R,
+  recordDiag,
+  resetOtelGlobals,
+  sc,
+  startRunSpan,
+  toolCall,
+} from '../helpers/otel-harness.js';
 
 afterEach(() => {
   resetOtelGlobals();
@@ -37,7 +45,10 @@ describe('markCompactionRetry', () => {
   });
 
   it('uses the configured window: postCompactionGuard.windowSize 2 arms for 2 and aborts on the second identical triple', async () => {
-    const h = await createOtelHarness({ config: { tools: { loopDetection: { postCompactionGuard: { windowSize: 2 } } } }, contextManager: true });
+    const h = await createOtelHarness({
+      config: { tools: { loopDetection: { postCompactionGuard: { windowSize: 2 } } } },
+      contextManager: true,
+    });
     const seen: boolean[] = [];
     const run = traceRun(h.tracer, { runId: 'run-window-2' }, async ({ signal }) => {
       markCompactionRetry(h.tracer);
@@ -67,10 +78,14 @@ describe('markCompactionRetry', () => {
   });
 
   it('with loopDetection.enabled:false records the span but arms nothing and never aborts', async () => {
-    const h = await createOtelHarness({ config: { tools: { loopDetection: { enabled: false } } }, contextManager: true });
+    const h = await createOtelHarness({
+      config: { tools: { loopDetection: { enabled: false } } },
+      contextManager: true,
+    });
     const value = await traceRun(h.tracer, { runId: 'run-off' }, async ({ signal }) => {
       markCompactionRetry(h.tracer);
-      for (let i = 0; i < 3; i += 1) await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
       return signal.aborted;
     });
     expect(value).toBe(false);
@@ -83,7 +98,8 @@ describe('markCompactionRetry', () => {
     const run = traceRun(h.tracer, { runId: 'run-detached' }, async ({ signal }) => {
       // e.g. a compaction callback scheduled by the model client, without the run's context
       context.with(ROOT_CONTEXT, () => markCompactionRetry(h.tracer, { runId: 'run-detached' }));
-      for (let i = 0; i < 3; i += 1) await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
       return signal.aborted;
     });
     await expect(run).rejects.toBeInstanceOf(CompactionLoopPersistedError);
@@ -93,7 +109,8 @@ describe('markCompactionRetry', () => {
     const h = await createOtelHarness({ config: {} });
     const root = startRunSpan(h.tracer, { runId: 'run-raw' });
     markCompactionRetry(h.tracer, { runId: 'run-raw' });
-    for (let i = 0; i < 3; i += 1) toolCall(h.tracer, { tool: 'gateway', args: { q: 1 }, parent: root }, { result: R('same') });
+    for (let i = 0; i < 3; i += 1)
+      toolCall(h.tracer, { tool: 'gateway', args: { q: 1 }, parent: root }, { result: R('same') });
     root.end();
     expect(h.abortEvents.map((event) => `${event.runId}:${event.count}`)).toEqual(['run-raw:3']);
   });
@@ -105,7 +122,9 @@ describe('markCompactionRetry', () => {
     markCompactionRetry(h.tracer, { runId: 'run-history' });
     expect(h.processor.getStats().releasedRuns['root-ended']).toBe(0);
     const next = toolCall(h.tracer, { tool: 'read', args: { path: '/same' }, parent: root });
-    expect(h.events(sc.EVENT_TOOL_LOOP_WARNING).map(({ span }) => span.spanContext().spanId)).toEqual([next.spanContext().spanId]);
+    expect(h.events(sc.EVENT_TOOL_LOOP_WARNING).map(({ span }) => span.spanContext().spanId)).toEqual([
+      next.spanContext().spanId,
+    ]);
     root.end();
   });
 });

@@ -29,7 +29,10 @@ describe('traceRun root span', () => {
     expect(value).toBe('run-1');
     const root = h.finished().find((span) => span.attributes[sc.ATTR_TOOL_LOOP_RUN_ID] !== undefined)!;
     expect(root.name).toBe('invoke_agent agent-1');
-    expect(root.attributes).toMatchObject({ [sc.ATTR_TOOL_LOOP_RUN_ID]: 'run-1', [sc.ATTR_GEN_AI_AGENT_ID]: 'agent-1' });
+    expect(root.attributes).toMatchObject({
+      [sc.ATTR_TOOL_LOOP_RUN_ID]: 'run-1',
+      [sc.ATTR_GEN_AI_AGENT_ID]: 'agent-1',
+    });
     const tool = h.finished().find((span) => span.name === 'execute_tool read')!;
     expect(tool.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
     expect(tool.spanContext().traceId).toBe(root.spanContext().traceId);
@@ -92,9 +95,11 @@ describe('traceRun abort signal and the post-compaction guard', () => {
     const value = await traceRun(h.tracer, { runId: 'run-progress' }, async ({ signal }) => {
       captured = signal;
       markCompactionRetry(h.tracer);
-      for (let i = 0; i < 3; i += 1) await traceToolCall(h.tracer, { name: 'gateway', args: { action: 'lookup', path: 'x' } }, () => R(`r${i}`));
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(h.tracer, { name: 'gateway', args: { action: 'lookup', path: 'x' } }, () => R(`r${i}`));
       // Beyond the window too: a closed window never aborts.
-      for (let i = 0; i < 3; i += 1) await traceToolCall(h.tracer, { name: 'gateway', args: { action: 'lookup', path: 'x' } }, () => R('same'));
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(h.tracer, { name: 'gateway', args: { action: 'lookup', path: 'x' } }, () => R('same'));
       return 'done';
     });
     expect(value).toBe('done');
@@ -105,7 +110,8 @@ describe('traceRun abort signal and the post-compaction guard', () => {
   it('never aborts without a compaction retry, however many identical triples there are', async () => {
     const h = await createOtelHarness({ config: {}, contextManager: true });
     const value = await traceRun(h.tracer, { runId: 'run-unarmed' }, async ({ signal }) => {
-      for (let i = 0; i < 5; i += 1) await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
+      for (let i = 0; i < 5; i += 1)
+        await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
       return signal.aborted;
     });
     expect(value).toBe(false);
@@ -115,7 +121,8 @@ describe('traceRun abort signal and the post-compaction guard', () => {
     const h = await createOtelHarness({ config: {}, contextManager: true });
     const run = traceRun(h.tracer, { runId: 'run-wins' }, async ({ signal }) => {
       markCompactionRetry(h.tracer);
-      for (let i = 0; i < 3; i += 1) await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
       if (signal.aborted) throw new Error('model call aborted');
       return 'unreachable';
     });
@@ -132,7 +139,8 @@ describe('traceRun abort signal and the post-compaction guard', () => {
     });
     const looping = traceRun(h.tracer, { runId: 'run-looping' }, async () => {
       markCompactionRetry(h.tracer);
-      for (let i = 0; i < 3; i += 1) await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(h.tracer, { name: 'gateway', args: { q: 1 } }, () => R('same'));
     });
     await expect(looping).rejects.toBeInstanceOf(CompactionLoopPersistedError);
     await expect(other).resolves.toBe('bystander ok');
@@ -142,7 +150,8 @@ describe('traceRun abort signal and the post-compaction guard', () => {
   it('with abortOnCritical the signal aborts with a ToolLoopBlockedError on a critical verdict', async () => {
     const h = await createOtelHarness({ config: C0, contextManager: true, abortOnCritical: true });
     const run = traceRun(h.tracer, { runId: 'run-critical' }, async ({ signal }) => {
-      for (let i = 0; i < 21; i += 1) await traceToolCall(h.tracer, { name: 'read', args: { path: '/a' } }, () => 'same');
+      for (let i = 0; i < 21; i += 1)
+        await traceToolCall(h.tracer, { name: 'read', args: { path: '/a' } }, () => 'same');
       return signal.aborted;
     });
     await expect(run).rejects.toBeInstanceOf(ToolLoopBlockedError);

@@ -25,7 +25,8 @@ describe('traceToolCall blocks before execution', () => {
     const execute = vi.fn(() => R('same output', { ok: true }));
     const results = await traceRun(h.tracer, { runId: 'run-spy' }, async () => {
       const out = [];
-      for (let i = 0; i < 25; i += 1) out.push(await traceToolCall(h.tracer, { name: 'read', args: { path: '/same.txt' } }, execute));
+      for (let i = 0; i < 25; i += 1)
+        out.push(await traceToolCall(h.tracer, { name: 'read', args: { path: '/same.txt' } }, execute));
       return out;
     });
     expect(execute).toHaveBeenCalledTimes(20);
@@ -45,10 +46,17 @@ describe('traceToolCall blocks before execution', () => {
     const h = await harness();
     const execute = vi.fn(() => 'same');
     await traceRun(h.tracer, { runId: 'run-throw' }, async () => {
-      for (let i = 0; i < 20; i += 1) await traceToolCall(h.tracer, { name: 'read', args: { path: '/a' }, onBlocked: 'throw' }, execute);
+      for (let i = 0; i < 20; i += 1)
+        await traceToolCall(h.tracer, { name: 'read', args: { path: '/a' }, onBlocked: 'throw' }, execute);
       const blocked = traceToolCall(h.tracer, { name: 'read', args: { path: '/a' }, onBlocked: 'throw' }, execute);
       await expect(blocked).rejects.toBeInstanceOf(ToolLoopBlockedError);
-      await expect(blocked).rejects.toMatchObject({ code: 'tool_loop_blocked', detector: 'generic_repeat', count: 20, toolName: 'read', message: GENERIC_CRITICAL_20 });
+      await expect(blocked).rejects.toMatchObject({
+        code: 'tool_loop_blocked',
+        detector: 'generic_repeat',
+        count: 20,
+        toolName: 'read',
+        message: GENERIC_CRITICAL_20,
+      });
     });
     expect(execute).toHaveBeenCalledTimes(20);
   });
@@ -96,7 +104,9 @@ describe('traceToolCall records the outcome', () => {
   it('records tool_loop.args_hash and tool_loop.result_hash and no raw arguments or results', async () => {
     const h = await harness();
     await traceRun(h.tracer, { runId: 'run-hash' }, () =>
-      traceToolCall(h.tracer, { name: 'read', args: { path: '/secret-arg-value' }, callId: 'call-1' }, () => R('secret-result-value', { ok: true })),
+      traceToolCall(h.tracer, { name: 'read', args: { path: '/secret-arg-value' }, callId: 'call-1' }, () =>
+        R('secret-result-value', { ok: true }),
+      ),
     );
     const span = h.finished().find((s) => s.name === 'execute_tool read');
     expect(span).toBeDefined();
@@ -117,9 +127,13 @@ describe('traceToolCall records the outcome', () => {
   it('identical results give identical result hashes and different results different ones', async () => {
     const h = await harness();
     await traceRun(h.tracer, { runId: 'run-hashes' }, async () => {
-      for (const text of ['one', 'one', 'two']) await traceToolCall(h.tracer, { name: 'read', args: { path: '/x' } }, () => R(text));
+      for (const text of ['one', 'one', 'two'])
+        await traceToolCall(h.tracer, { name: 'read', args: { path: '/x' } }, () => R(text));
     });
-    const hashes = h.finished().filter((s) => s.name === 'execute_tool read').map((s) => s.attributes[sc.ATTR_TOOL_LOOP_RESULT_HASH]);
+    const hashes = h
+      .finished()
+      .filter((s) => s.name === 'execute_tool read')
+      .map((s) => s.attributes[sc.ATTR_TOOL_LOOP_RESULT_HASH]);
     expect(hashes).toHaveLength(3);
     expect(hashes[0]).toBe(hashes[1]);
     expect(hashes[2]).not.toBe(hashes[0]);
@@ -160,7 +174,11 @@ describe('traceToolCall records the outcome', () => {
     const outcomes: unknown[] = [];
     await traceRun(h.tracer, { runId: 'run-unknown-repeat' }, async () => {
       for (let i = 0; i < 11; i += 1) {
-        outcomes.push(await traceToolCall(h.tracer, { name: 'exec', args: { command: `echo ${i}` } }, execute).catch((error: unknown) => error));
+        outcomes.push(
+          await traceToolCall(h.tracer, { name: 'exec', args: { command: `echo ${i}` } }, execute).catch(
+            (error: unknown) => error,
+          ),
+        );
       }
     });
     expect(execute).toHaveBeenCalledTimes(10);
@@ -168,7 +186,8 @@ describe('traceToolCall records the outcome', () => {
       details: {
         status: 'blocked',
         deniedReason: 'tool-loop',
-        reason: 'CRITICAL: attempted unavailable tool exec 10 times. Stop retrying that missing tool and answer without it.',
+        reason:
+          'CRITICAL: attempted unavailable tool exec 10 times. Stop retrying that missing tool and answer without it.',
       },
     });
   });
@@ -176,7 +195,8 @@ describe('traceToolCall records the outcome', () => {
   it('ends every tool span it starts, including blocked ones', async () => {
     const h = await harness();
     await traceRun(h.tracer, { runId: 'run-ends' }, async () => {
-      for (let i = 0; i < 22; i += 1) await traceToolCall(h.tracer, { name: 'read', args: { path: '/a' } }, () => 'same');
+      for (let i = 0; i < 22; i += 1)
+        await traceToolCall(h.tracer, { name: 'read', args: { path: '/a' } }, () => 'same');
     });
     expect(h.finished().filter((s) => s.name === 'execute_tool read')).toHaveLength(22);
   });

@@ -1,6 +1,11 @@
 import { context, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import type { LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
@@ -156,12 +161,23 @@ describe('AI SDK generateText (ai@6, MockLanguageModelV3) with runSignal', () =>
   });
 
   it('stops earlier with lower thresholds', async () => {
-    const h = await harness({ config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } } } });
+    const h = await harness({
+      config: {
+        tools: {
+          loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 },
+        },
+      },
+    });
     let executions = 0;
     const model = loopingModel('check_status', { job: 'x' });
     const error = await generateText({
       model,
-      tools: { check_status: tool({ inputSchema: z.object({ job: z.string() }), execute: async () => (executions++, 'still running') }) },
+      tools: {
+        check_status: tool({
+          inputSchema: z.object({ job: z.string() }),
+          execute: async () => (executions++, 'still running'),
+        }),
+      },
       prompt: 'go',
       stopWhen: stepCountIs(50),
       experimental_telemetry: { isEnabled: true, tracer: h.tracer, metadata: { runId: 'run-low' } },
@@ -272,10 +288,17 @@ describe('AI SDK without recorded content', () => {
     let executions = 0;
     const result = await generateText({
       model: loopingModel('check_status', { job: 'j' }),
-      tools: { check_status: tool({ inputSchema: z.object({ job: z.string() }), execute: async () => (executions++, 'same') }) },
+      tools: {
+        check_status: tool({ inputSchema: z.object({ job: z.string() }), execute: async () => (executions++, 'same') }),
+      },
       prompt: 'go',
       stopWhen: stepCountIs(25),
-      experimental_telemetry: { isEnabled: true, tracer: h.tracer, recordOutputs: false, metadata: { runId: 'run-blind' } },
+      experimental_telemetry: {
+        isEnabled: true,
+        tracer: h.tracer,
+        recordOutputs: false,
+        metadata: { runId: 'run-blind' },
+      },
       abortSignal: h.processor.runSignal('run-blind'),
     });
     // Without ai.toolCall.args the calls cannot be told apart: each counts as traffic, none matches.
@@ -288,7 +311,11 @@ describe('AI SDK without recorded content', () => {
 });
 
 describe('AI SDK streamText with runSignal', () => {
-  const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 } } };
+  const LOW = {
+    tools: {
+      loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 4, globalCircuitBreakerThreshold: 6 },
+    },
+  };
   const stuckTool = (count: () => void) =>
     tool({
       inputSchema: z.object({ job: z.string() }),
@@ -321,7 +348,9 @@ describe('AI SDK streamText with runSignal', () => {
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBeInstanceOf(ToolLoopBlockedError);
     expect(last.reason).toBe((signal.reason as Error).message);
-    expect(last.reason).toMatch(/^CRITICAL: Called check_status with identical arguments and identical outcomes 4 times/);
+    expect(last.reason).toMatch(
+      /^CRITICAL: Called check_status with identical arguments and identical outcomes 4 times/,
+    );
     // W 2, C 4: the 5th identical call is critical at start; it runs, then the stream aborts.
     expect(executions).toBe(5);
     expect(model.doStreamCalls.length).toBe(5);
@@ -357,7 +386,11 @@ describe('AI SDK streamText with runSignal', () => {
 
     now += 61_000;
     // Any tool-span activity runs the lazy idle sweep.
-    h.tracer.startSpan('execute_tool ping', { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'ping', [sc.ATTR_TOOL_LOOP_RUN_ID]: 'another-run' } }).end();
+    h.tracer
+      .startSpan('execute_tool ping', {
+        attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'ping', [sc.ATTR_TOOL_LOOP_RUN_ID]: 'another-run' },
+      })
+      .end();
     expect(h.processor.getStats().releasedRuns.idle).toBe(1);
     expect(h.processor.getStats().liveRuns).toBe(1); // only 'another-run'
   });

@@ -7,7 +7,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDigester, hashToolArgs } from '../../src/engine-entry.js';
 import { CompactionLoopPersistedError, markCompactionRetry, traceRun, traceToolCall } from '../../src/index.js';
-import { createOtelHarness, R, resetOtelGlobals, sc, startRunSpan, toolCall, type OtelHarness } from '../helpers/otel-harness.js';
+import {
+  createOtelHarness,
+  R,
+  resetOtelGlobals,
+  sc,
+  startRunSpan,
+  toolCall,
+  type OtelHarness,
+} from '../helpers/otel-harness.js';
 
 afterEach(() => {
   resetOtelGlobals();
@@ -45,7 +53,8 @@ describe('traceToolCall hashes with the digester of the processor that sees its 
   });
 
   it('without a processor on the provider the helper runs the tool and writes no hashes', async () => {
-    const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+    const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } =
+      await import('@opentelemetry/sdk-trace-base');
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     expect(await traceToolCall(provider.getTracer('t'), { name: 'read', args: ARGS }, () => 'ran')).toBe('ran');
@@ -92,7 +101,8 @@ describe('two processors on two providers in one process, both running traceRun(
     });
     const runA = traceRun(a.tracer, { runId: 'job-1' }, async () => {
       markCompactionRetry(a.tracer);
-      for (let i = 0; i < 3; i += 1) await traceToolCall(a.tracer, { name: 'gateway', args: { action: 'lookup', path: 'x' } }, () => R('r1'));
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(a.tracer, { name: 'gateway', args: { action: 'lookup', path: 'x' } }, () => R('r1'));
       return 'a finished';
     });
 
@@ -115,7 +125,8 @@ describe('two processors on two providers in one process, both running traceRun(
     const b = await createOtelHarness({ config: CONFIG, contextManager: true });
     const results: unknown[] = [];
     await traceRun(a.tracer, { runId: 'job-1' }, async () => {
-      for (let i = 0; i < 4; i += 1) results.push(await traceToolCall(a.tracer, { name: 'read', args: ARGS }, () => 'ok'));
+      for (let i = 0; i < 4; i += 1)
+        results.push(await traceToolCall(a.tracer, { name: 'read', args: ARGS }, () => 'ok'));
     });
     await traceRun(b.tracer, { runId: 'job-1' }, async () => {
       results.push(await traceToolCall(b.tracer, { name: 'read', args: ARGS }, () => 'ok'));

@@ -5,7 +5,19 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS, ToolLoopBlockedError } from '../../src/index.js';
-import { C0, compactionRetrySpan, createOtelHarness, LOW_THRESHOLDS, R, recordDiag, resetOtelGlobals, sc, spanEvents, startRunSpan, toolCall } from '../helpers/otel-harness.js';
+import {
+  C0,
+  compactionRetrySpan,
+  createOtelHarness,
+  LOW_THRESHOLDS,
+  R,
+  recordDiag,
+  resetOtelGlobals,
+  sc,
+  spanEvents,
+  startRunSpan,
+  toolCall,
+} from '../helpers/otel-harness.js';
 
 afterEach(() => {
   resetOtelGlobals();
@@ -45,7 +57,8 @@ describe('release when the run root ends', () => {
 
   it('provider shutdown releases every live run', async () => {
     const h = await createOtelHarness({ config: C0 });
-    for (let i = 0; i < 3; i += 1) toolCall(h.tracer, { ...READ, parent: startRunSpan(h.tracer, { runId: `open-${i}` }) });
+    for (let i = 0; i < 3; i += 1)
+      toolCall(h.tracer, { ...READ, parent: startRunSpan(h.tracer, { runId: `open-${i}` }) });
     expect(h.processor.getStats().liveRuns).toBe(3);
     await h.shutdown();
     expect(h.processor.getStats()).toMatchObject({ liveRuns: 0, releasedRuns: { shutdown: 3 } });
@@ -100,7 +113,8 @@ describe('roots that never end', () => {
     toolCall(h.tracer, { tool: 'other', args: {}, parent: startRunSpan(h.tracer, { runId: 'other-run' }) }); // sweep runs
     expect(h.processor.getStats().releasedRuns.idle).toBe(1);
     compactionRetrySpan(h.tracer, root);
-    for (let i = 0; i < 3; i += 1) toolCall(h.tracer, { tool: 'gateway', args: { q: 1 }, parent: root }, { result: R('same') });
+    for (let i = 0; i < 3; i += 1)
+      toolCall(h.tracer, { tool: 'gateway', args: { q: 1 }, parent: root }, { result: R('same') });
     expect(h.abortEvents).toHaveLength(1); // the guard did fire for slow-run…
     expect(signal.aborted).toBe(true); // …and the signal handed out before the release is aborted
     root.end();
@@ -119,7 +133,8 @@ describe('roots that never end', () => {
 
     // A resumes (evicting B) and loops: critical at the 5th identical call (LOW_THRESHOLDS C 4).
     const calls = [];
-    for (let i = 0; i < 5; i += 1) calls.push(toolCall(h.tracer, { tool: 'poll', args: { job: 7 }, parent: runA }, { result: R('same') }));
+    for (let i = 0; i < 5; i += 1)
+      calls.push(toolCall(h.tracer, { tool: 'poll', args: { job: 7 }, parent: runA }, { result: R('same') }));
     expect(h.processor.getStats().releasedRuns.capacity).toBe(2);
     expect(spanEvents(calls[4], sc.EVENT_TOOL_LOOP_BLOCKED)).toHaveLength(1);
     expect(h.loopEvents.at(-1)).toMatchObject({ level: 'critical', runId: 'run-A' });
@@ -144,7 +159,9 @@ describe('roots that never end', () => {
     expect(h.processor.getStats()).toMatchObject({ liveRuns: 2, releasedRuns: { capacity: 1 } });
 
     const keptRepeat = toolCall(h.tracer, { ...READ, parent: runA });
-    expect(spanEvents(keptRepeat, sc.EVENT_TOOL_LOOP_WARNING).map((event) => event.attributes?.[sc.ATTR_TOOL_LOOP_COUNT])).toEqual([10]);
+    expect(
+      spanEvents(keptRepeat, sc.EVENT_TOOL_LOOP_WARNING).map((event) => event.attributes?.[sc.ATTR_TOOL_LOOP_COUNT]),
+    ).toEqual([10]);
 
     const evictedRepeat = toolCall(h.tracer, { ...READ, parent: runB }); // B starts from zero (and evicts C)
     expect(spanEvents(evictedRepeat)).toEqual([]);

@@ -13,7 +13,9 @@ describe('with NodeTracerProvider (the README setup)', () => {
   });
 
   it('register() supplies the context manager: a loop in a run is warned, then blocked before it runs', async () => {
-    const processor = await ToolLoopSpanProcessor.create({ config: { tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 5 } } } });
+    const processor = await ToolLoopSpanProcessor.create({
+      config: { tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 5 } } },
+    });
     const exporter = new InMemorySpanExporter();
     const provider = new NodeTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
     provider.register();
@@ -23,14 +25,18 @@ describe('with NodeTracerProvider (the README setup)', () => {
     const results: unknown[] = [];
     await traceRun(tracer, { runId: 'node-run', agentId: 'coder' }, async () => {
       for (let i = 0; i < 7; i += 1) {
-        results.push(await traceToolCall(tracer, { name: 'read', args: { path: 'a.txt' } }, () => (executed += 1, 'same text')));
+        results.push(
+          await traceToolCall(tracer, { name: 'read', args: { path: 'a.txt' } }, () => ((executed += 1), 'same text')),
+        );
       }
     });
 
     expect(executed).toBe(5);
-    expect(results.at(-1)).toEqual(blockedToolResult(
-      'CRITICAL: Called read with identical arguments and identical outcomes 5 times. Session execution blocked to prevent runaway loops.',
-    ));
+    expect(results.at(-1)).toEqual(
+      blockedToolResult(
+        'CRITICAL: Called read with identical arguments and identical outcomes 5 times. Session execution blocked to prevent runaway loops.',
+      ),
+    );
     const names = exporter.getFinishedSpans().flatMap((span) => span.events.map((event) => event.name));
     expect(names.filter((name) => name === sc.EVENT_TOOL_LOOP_WARNING)).toHaveLength(1);
     expect(names.filter((name) => name === sc.EVENT_TOOL_LOOP_BLOCKED)).toHaveLength(2);

@@ -76,13 +76,16 @@ describe.each(BOOLEANS)('%s / %s', (key, envKey) => {
     expect(warnings[0]).toContain(envKey);
   });
 
-  it.each(['true', 1, null])('invalid explicit %j → default false (not the env), with a warning naming the option', (explicit) => {
-    const options = { [key]: explicit } as unknown as ToolLoopSpanProcessorOptions;
-    const { resolved, warnings } = resolve(options, { [envKey]: 'true' });
-    expect(resolved[key]).toBe(false);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`option ${key}`);
-  });
+  it.each(['true', 1, null])(
+    'invalid explicit %j → default false (not the env), with a warning naming the option',
+    (explicit) => {
+      const options = { [key]: explicit } as unknown as ToolLoopSpanProcessorOptions;
+      const { resolved, warnings } = resolve(options, { [envKey]: 'true' });
+      expect(resolved[key]).toBe(false);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`option ${key}`);
+    },
+  );
 });
 
 type PositiveKey = 'runIdleTtlMs' | 'maxLiveRuns';
@@ -115,13 +118,16 @@ describe.each(POSITIVES)('%s / %s (default %i)', (key, envKey, fallback) => {
     expect(warnings).toEqual([]);
   });
 
-  it.each(['0', '-5', '2.5', 'abc', '9007199254740993', 'Infinity'])('invalid env %j → default, with a warning naming the env var', (raw) => {
-    const { resolved, warnings } = resolve({}, { [envKey]: raw });
-    expect(resolved[key]).toBe(fallback);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(envKey);
-    expect(warnings[0]).toContain(`using ${fallback}`);
-  });
+  it.each(['0', '-5', '2.5', 'abc', '9007199254740993', 'Infinity'])(
+    'invalid env %j → default, with a warning naming the env var',
+    (raw) => {
+      const { resolved, warnings } = resolve({}, { [envKey]: raw });
+      expect(resolved[key]).toBe(fallback);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(envKey);
+      expect(warnings[0]).toContain(`using ${fallback}`);
+    },
+  );
 
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '100'])(
     'invalid explicit %j → default (not the env), with a warning naming the option',
@@ -228,7 +234,14 @@ describe('env vars are read from the env argument only', () => {
       hashSeed: 12345n,
     });
     const explicit = resolve(
-      { abortOnCritical: false, redactContent: false, runIdleTtlMs: 1000, maxLiveRuns: 2, configFile: 'x.json5', hashSeed: 3 },
+      {
+        abortOnCritical: false,
+        redactContent: false,
+        runIdleTtlMs: 1000,
+        maxLiveRuns: 2,
+        configFile: 'x.json5',
+        hashSeed: 3,
+      },
       env,
     );
     expect(explicit.resolved).toMatchObject({

@@ -9,7 +9,13 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompactionLoopPersistedError, markCompactionRetry, ToolLoopSpanProcessor, traceRun, traceToolCall } from '../../src/index.js';
+import {
+  CompactionLoopPersistedError,
+  markCompactionRetry,
+  ToolLoopSpanProcessor,
+  traceRun,
+  traceToolCall,
+} from '../../src/index.js';
 import { installContextManager, R, resetOtelGlobals, sc } from '../helpers/otel-harness.js';
 import { otlpAttributes, startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from '../helpers/otlp-receiver.js';
 
@@ -29,7 +35,9 @@ interface DecodedEvent {
 
 function decodedEvents(name: string): DecodedEvent[] {
   return spans.flatMap((span) =>
-    (span.events ?? []).filter((event) => event.name === name).map((event) => ({ span, name: event.name, attributes: otlpAttributes(event.attributes) })),
+    (span.events ?? [])
+      .filter((event) => event.name === name)
+      .map((event) => ({ span, name: event.name, attributes: otlpAttributes(event.attributes) })),
   );
 }
 
@@ -40,7 +48,9 @@ beforeAll(async () => {
     // W 3 / C 6 so one short run shows a ping-pong warning and block; the guard is on by default.
     config: {
       tools: { loopDetection: { enabled: false } },
-      agents: { list: [{ id: AGENT, tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 6 } } }] },
+      agents: {
+        list: [{ id: AGENT, tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 6 } } }],
+      },
     },
   });
   const exporter = new OTLPTraceExporter({ url: receiver.url });
@@ -50,11 +60,13 @@ beforeAll(async () => {
   runError = await traceRun(tracer, { runId: RUN, agentId: AGENT }, async () => {
     // read/list ping-pong with stable results: warning at 3, suppressed 4–5, blocked at 6.
     for (let i = 0; i < 6; i += 1) {
-      const call: { name: string; args: unknown } = i % 2 === 0 ? { name: 'read', args: { path: `/${SECRETS[0]}` } } : { name: 'list', args: { dir: '/' } };
+      const call: { name: string; args: unknown } =
+        i % 2 === 0 ? { name: 'read', args: { path: `/${SECRETS[0]}` } } : { name: 'list', args: { dir: '/' } };
       await traceToolCall(tracer, call, () => R(`${call.name} ${SECRETS[1]}`, { ok: true }));
     }
     markCompactionRetry(tracer);
-    for (let i = 0; i < 3; i += 1) await traceToolCall(tracer, { name: 'gateway', args: { action: 'probe', i: 0 } }, () => R('r1'));
+    for (let i = 0; i < 3; i += 1)
+      await traceToolCall(tracer, { name: 'gateway', args: { action: 'probe', i: 0 } }, () => R('r1'));
     return 'unreachable';
   }).catch((error: unknown) => error);
 
@@ -126,7 +138,9 @@ describe('OTLP/HTTP JSON export of loop events', () => {
       [sc.ATTR_TOOL_LOOP_RUN_ID]: RUN,
       [sc.ATTR_GEN_AI_TOOL_NAME]: 'list',
       [sc.ATTR_GEN_AI_AGENT_ID]: AGENT,
-      [sc.ATTR_TOOL_LOOP_WARNING_KEY]: decodedEvents(sc.EVENT_TOOL_LOOP_WARNING)[0].attributes[sc.ATTR_TOOL_LOOP_WARNING_KEY],
+      [sc.ATTR_TOOL_LOOP_WARNING_KEY]: decodedEvents(sc.EVENT_TOOL_LOOP_WARNING)[0].attributes[
+        sc.ATTR_TOOL_LOOP_WARNING_KEY
+      ],
       [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: 'read',
     });
     expect(otlpAttributes(span.attributes)[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('critical');
@@ -171,12 +185,17 @@ describe('OTLP/HTTP JSON export of loop events', () => {
     expect(otlpAttributes(span.attributes)[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('aborted');
     // It is the span that completed the window: the third gateway call, i.e. the last to end.
     const gatewaySpans = spans.filter((s) => s.name === 'execute_tool gateway');
-    expect(gatewaySpans.filter((s) => (s.events ?? []).some((e) => e.name === sc.EVENT_TOOL_LOOP_ABORTED))).toHaveLength(1);
+    expect(
+      gatewaySpans.filter((s) => (s.events ?? []).some((e) => e.name === sc.EVENT_TOOL_LOOP_ABORTED)),
+    ).toHaveLength(1);
   });
 
   it('the run root span carries the run attributes and the error status', () => {
     const root = spans.find((span) => span.name === `invoke_agent ${AGENT}`)!;
-    expect(otlpAttributes(root.attributes)).toMatchObject({ [sc.ATTR_TOOL_LOOP_RUN_ID]: RUN, [sc.ATTR_GEN_AI_AGENT_ID]: AGENT });
+    expect(otlpAttributes(root.attributes)).toMatchObject({
+      [sc.ATTR_TOOL_LOOP_RUN_ID]: RUN,
+      [sc.ATTR_GEN_AI_AGENT_ID]: AGENT,
+    });
     expect(root.status?.code).toBe(2);
   });
 
@@ -185,7 +204,8 @@ describe('OTLP/HTTP JSON export of loop events', () => {
       const attributes = otlpAttributes(span.attributes);
       expect(attributes).not.toHaveProperty([sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]);
       expect(attributes).not.toHaveProperty([sc.ATTR_GEN_AI_TOOL_CALL_RESULT]);
-      if (span.name.startsWith('execute_tool ')) expect(attributes[sc.ATTR_TOOL_LOOP_ARGS_HASH]).toEqual(expect.any(String));
+      if (span.name.startsWith('execute_tool '))
+        expect(attributes[sc.ATTR_TOOL_LOOP_ARGS_HASH]).toEqual(expect.any(String));
     }
     const body = receiver.rawBodies.join('\n');
     for (const secret of SECRETS) expect(body).not.toContain(secret);
@@ -195,7 +215,11 @@ describe('OTLP/HTTP JSON export of loop events', () => {
 describe('the local OTLP receiver', () => {
   it('answers 415 to a non-JSON body and keeps nothing', async () => {
     const before = receiver.requests.length;
-    const response = await fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: new Uint8Array([1, 2, 3]) });
+    const response = await fetch(receiver.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: new Uint8Array([1, 2, 3]),
+    });
     expect(response.status).toBe(415);
     expect(receiver.requests.length).toBe(before);
   });

@@ -71,7 +71,9 @@ function summary(spans: readonly Span[]): string[] {
   const out: string[] = [];
   spans.forEach((span, i) => {
     for (const event of loopEventsOf(span)) {
-      out.push(`${i}:${event.name}:${String(event.attributes[sc.ATTR_TOOL_LOOP_DETECTOR])}:${String(event.attributes[sc.ATTR_TOOL_LOOP_COUNT])}`);
+      out.push(
+        `${i}:${event.name}:${String(event.attributes[sc.ATTR_TOOL_LOOP_DETECTOR])}:${String(event.attributes[sc.ATTR_TOOL_LOOP_COUNT])}`,
+      );
     }
   });
   return out;
@@ -114,7 +116,10 @@ describe('spec §g scenarios on raw tool spans', () => {
   it('scenarios 7 and 8: 20 identical outcomes block the 21st call (generic_repeat critical 20); the 20th call is a suppressed warning with count 19', async () => {
     const h = await createOtelHarness({ config: C0 });
     const spans = calls(h, 21, READ_SAME, SAME_OUTPUT);
-    expect(summary(spans)).toEqual([`10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`, `20:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`]);
+    expect(summary(spans)).toEqual([
+      `10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`,
+      `20:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
+    ]);
     const blocked = onlyLoopEvent(spans[20]);
     expect(blocked.attributes[sc.ATTR_TOOL_LOOP_LEVEL]).toBe('critical');
     expect(blocked.attributes[sc.ATTR_TOOL_LOOP_ACTION]).toBe('block');
@@ -123,15 +128,29 @@ describe('spec §g scenarios on raw tool spans', () => {
     );
     expect(spanAttributes(spans[20])[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('critical');
     // Scenario 8: after 19 identical outcomes the verdict is a warning with count 19 (suppressed: same bucket as 10).
-    expect(getToolLoopVerdict(spans[19])).toMatchObject({ level: 'warning', detector: 'generic_repeat', count: 19, emitted: false });
+    expect(getToolLoopVerdict(spans[19])).toMatchObject({
+      level: 'warning',
+      detector: 'generic_repeat',
+      count: 19,
+      emitted: false,
+    });
   });
 
   it('scenario 19: with every detector off, identical polls are not stuck at 20 but the global circuit breaker blocks at 30', async () => {
     const h = await createOtelHarness({
-      config: { tools: { loopDetection: { enabled: true, detectors: { genericRepeat: false, knownPollNoProgress: false, pingPong: false } } } },
+      config: {
+        tools: {
+          loopDetection: {
+            enabled: true,
+            detectors: { genericRepeat: false, knownPollNoProgress: false, pingPong: false },
+          },
+        },
+      },
     });
     const poll = { tool: 'process', args: { action: 'poll', sessionId: 'sess-1' } };
-    const result = { result: R('(no new output)\n\nProcess still running.', { status: 'running', aggregated: 'steady' }) };
+    const result = {
+      result: R('(no new output)\n\nProcess still running.', { status: 'running', aggregated: 'steady' }),
+    };
     const spans = calls(h, 31, poll, result);
     expect(summary(spans)).toEqual([`30:${sc.EVENT_TOOL_LOOP_BLOCKED}:global_circuit_breaker:30`]);
     expect(onlyLoopEvent(spans[30]).attributes[sc.ATTR_TOOL_LOOP_MESSAGE]).toBe(
@@ -142,7 +161,9 @@ describe('spec §g scenarios on raw tool spans', () => {
   it('scenarios 15 and 16: a stuck process poll warns known_poll_no_progress at 10 and blocks at 20', async () => {
     const h = await createOtelHarness({ config: C0 });
     const poll = { tool: 'process', args: { action: 'poll', sessionId: 'sess-1' } };
-    const result = { result: R('(no new output)\n\nProcess still running.', { status: 'running', aggregated: 'steady' }) };
+    const result = {
+      result: R('(no new output)\n\nProcess still running.', { status: 'running', aggregated: 'steady' }),
+    };
     const spans = calls(h, 21, poll, result);
     expect(summary(spans)).toEqual([
       `10:${sc.EVENT_TOOL_LOOP_WARNING}:known_poll_no_progress:10`,
@@ -157,13 +178,16 @@ describe('spec §g scenarios on raw tool spans', () => {
   it('scenario 17: a poll whose output progresses is never flagged (polls get no generic warning)', async () => {
     const h = await createOtelHarness({ config: C0 });
     const poll = { tool: 'process', args: { action: 'poll', sessionId: 'sess-1' } };
-    const spans = calls(h, 26, poll, (i) => ({ result: R(`line ${i}`, { status: 'running', aggregated: `line ${i}` }) }));
+    const spans = calls(h, 26, poll, (i) => ({
+      result: R(`line ${i}`, { status: 'running', aggregated: `line ${i}` }),
+    }));
     expect(summary(spans)).toEqual([]);
   });
 
   it('scenario 23: nine alternating pending read/list calls make the 10th (list) a ping_pong warning paired with read', async () => {
     const h = await createOtelHarness({ config: C0 });
-    const alternate = (i: number) => (i % 2 === 0 ? { tool: 'read', args: { path: '/a.txt' } } : { tool: 'list', args: { dir: '/workspace' } });
+    const alternate = (i: number) =>
+      i % 2 === 0 ? { tool: 'read', args: { path: '/a.txt' } } : { tool: 'list', args: { dir: '/workspace' } };
     const spans = calls(h, 10, alternate);
     expect(summary(spans)).toEqual([`9:${sc.EVENT_TOOL_LOOP_WARNING}:ping_pong:10`]);
     const event = onlyLoopEvent(spans[9]);
@@ -172,15 +196,21 @@ describe('spec §g scenarios on raw tool spans', () => {
     expect(event.attributes[sc.ATTR_TOOL_LOOP_MESSAGE]).toBe(
       'WARNING: You are alternating between repeated tool-call patterns (10 consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed.',
     );
-    expect(String(event.attributes[sc.ATTR_TOOL_LOOP_WARNING_KEY])).toMatch(/^pingpong:(list|read):[0-9a-f]+\|(list|read):[0-9a-f]+$/);
+    expect(String(event.attributes[sc.ATTR_TOOL_LOOP_WARNING_KEY])).toMatch(
+      /^pingpong:(list|read):[0-9a-f]+\|(list|read):[0-9a-f]+$/,
+    );
   });
 
   it('scenario 24: alternating calls with stable results block the 20th call as ping_pong critical (warning emitted once at 10)', async () => {
     const h = await createOtelHarness({ config: C0 });
-    const alternate = (i: number) => (i % 2 === 0 ? { tool: 'read', args: { path: '/a.txt' } } : { tool: 'list', args: { dir: '/workspace' } });
+    const alternate = (i: number) =>
+      i % 2 === 0 ? { tool: 'read', args: { path: '/a.txt' } } : { tool: 'list', args: { dir: '/workspace' } };
     const stable = (i: number) => ({ result: R(i % 2 === 0 ? 'read stable' : 'list stable', { ok: true }) });
     const spans = calls(h, 20, alternate, stable);
-    expect(summary(spans)).toEqual([`9:${sc.EVENT_TOOL_LOOP_WARNING}:ping_pong:10`, `19:${sc.EVENT_TOOL_LOOP_BLOCKED}:ping_pong:20`]);
+    expect(summary(spans)).toEqual([
+      `9:${sc.EVENT_TOOL_LOOP_WARNING}:ping_pong:10`,
+      `19:${sc.EVENT_TOOL_LOOP_BLOCKED}:ping_pong:20`,
+    ]);
     const blocked = onlyLoopEvent(spans[19]);
     expect(blocked.attributes[sc.ATTR_TOOL_LOOP_PAIRED_TOOL]).toBe('read');
     expect(blocked.attributes[sc.ATTR_TOOL_LOOP_MESSAGE]).toBe(
@@ -190,10 +220,14 @@ describe('spec §g scenarios on raw tool spans', () => {
 
   it('scenario 25: alternating calls with progressing results only warn (ping_pong at counts 10 and 20, never blocked)', async () => {
     const h = await createOtelHarness({ config: C0 });
-    const alternate = (i: number) => (i % 2 === 0 ? { tool: 'read', args: { path: '/a.txt' } } : { tool: 'list', args: { dir: '/workspace' } });
+    const alternate = (i: number) =>
+      i % 2 === 0 ? { tool: 'read', args: { path: '/a.txt' } } : { tool: 'list', args: { dir: '/workspace' } };
     const progressing = (i: number) => ({ result: R(`${i % 2 === 0 ? 'read' : 'list'} ${i}`, { ok: true }) });
     const spans = calls(h, 20, alternate, progressing);
-    expect(summary(spans)).toEqual([`9:${sc.EVENT_TOOL_LOOP_WARNING}:ping_pong:10`, `19:${sc.EVENT_TOOL_LOOP_WARNING}:ping_pong:20`]);
+    expect(summary(spans)).toEqual([
+      `9:${sc.EVENT_TOOL_LOOP_WARNING}:ping_pong:10`,
+      `19:${sc.EVENT_TOOL_LOOP_WARNING}:ping_pong:20`,
+    ]);
   });
 
   it('scenarios 29 and 31: nine "Tool exec not found" failures are not stuck; after ten the next exec is blocked as unknown_tool_repeat', async () => {
@@ -212,15 +246,27 @@ describe('spec §g scenarios on raw tool spans', () => {
     const h = await createOtelHarness({ config: C0 });
     const spans = calls(h, 11, (i) => ({ tool: 'foo_tool', args: { n: i } }), { exception: 'Unknown tool: Foo.Bar' });
     expect(summary(spans)).toEqual([`10:${sc.EVENT_TOOL_LOOP_BLOCKED}:unknown_tool_repeat:10`]);
-    expect(onlyLoopEvent(spans[10]).attributes[sc.ATTR_TOOL_LOOP_MESSAGE]).toContain('attempted unavailable tool foo.bar 10 times');
+    expect(onlyLoopEvent(spans[10]).attributes[sc.ATTR_TOOL_LOOP_MESSAGE]).toContain(
+      'attempted unavailable tool foo.bar 10 times',
+    );
   });
 
   it('scenarios 41 and 43: sends whose results differ only in delivery ids count as identical outcomes and block at 21', async () => {
     const h = await createOtelHarness({ config: C0 });
     const send = { tool: 'message', args: { action: 'send', target: 'feishu:oc_chat', text: 'ping' } };
-    const payload = (i: number) => ({ ok: true, channel: 'feishu', chatId: 'oc_chat', runId: `run_${i}`, messageId: `om_${i}`, receipt: { platformMessageId: `p_${i}` } });
+    const payload = (i: number) => ({
+      ok: true,
+      channel: 'feishu',
+      chatId: 'oc_chat',
+      runId: `run_${i}`,
+      messageId: `om_${i}`,
+      receipt: { platformMessageId: `p_${i}` },
+    });
     const spans = calls(h, 21, send, (i) => ({ result: R(JSON.stringify(payload(i), null, 2), payload(i)) }));
-    expect(summary(spans)).toEqual([`10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`, `20:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`]);
+    expect(summary(spans)).toEqual([
+      `10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`,
+      `20:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
+    ]);
   });
 
   it('scenario 41 (control): sends whose stable fields change are progress and never block', async () => {
@@ -228,7 +274,10 @@ describe('spec §g scenarios on raw tool spans', () => {
     const send = { tool: 'message', args: { action: 'send', target: 'feishu:oc_chat', text: 'ping' } };
     const payload = (i: number) => ({ ok: true, channel: 'feishu', chatId: `oc_chat_${i}`, messageId: `om_${i}` });
     const spans = calls(h, 21, send, (i) => ({ result: R(JSON.stringify(payload(i)), payload(i)) }));
-    expect(summary(spans)).toEqual([`10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`, `20:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:20`]);
+    expect(summary(spans)).toEqual([
+      `10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`,
+      `20:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:20`,
+    ]);
   });
 
   it("scenario 47: a block is sticky — the blocked span's own outcome (veto result, or even a fresh result) is never recorded", async () => {
@@ -269,9 +318,14 @@ describe('spec §g scenarios on raw tool spans', () => {
   it('scenario 66: a progressing exec warns at W and 2W only (counts 10 and 20), never at 11–19 or 21–24', async () => {
     const h = await createOtelHarness({ config: C0 });
     const date = { tool: 'exec', args: { command: 'date' } };
-    const tick = (i: number) => ({ result: R(`tick ${i}`, { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: `tick ${i}` }) });
+    const tick = (i: number) => ({
+      result: R(`tick ${i}`, { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: `tick ${i}` }),
+    });
     const spans = calls(h, 25, date, tick);
-    expect(summary(spans)).toEqual([`10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`, `20:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:20`]);
+    expect(summary(spans)).toEqual([
+      `10:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:10`,
+      `20:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:20`,
+    ]);
     expect(h.loopEvents.map((event) => event.count)).toEqual([10, 20]);
     // The suppressed ones were still warnings (the detector matched), just not emitted.
     expect(getToolLoopVerdict(spans[15])).toMatchObject({ level: 'warning', count: 15, emitted: false });
@@ -281,7 +335,9 @@ describe('spec §g scenarios on raw tool spans', () => {
   it('scenario 67: with warningThreshold 3, warnings come at counts 3, 6, 9 (bucket by W, not by a fixed 10)', async () => {
     const h = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, warningThreshold: 3 } } } });
     const date = { tool: 'exec', args: { command: 'date' } };
-    const spans = calls(h, 10, date, (i) => ({ result: R(`tick ${i}`, { status: 'completed', exitCode: 0, aggregated: `tick ${i}` }) }));
+    const spans = calls(h, 10, date, (i) => ({
+      result: R(`tick ${i}`, { status: 'completed', exitCode: 0, aggregated: `tick ${i}` }),
+    }));
     expect(summary(spans)).toEqual([
       `3:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:3`,
       `6:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:6`,
@@ -323,7 +379,9 @@ describe('spec §g scenarios on raw tool spans', () => {
     expect(h.abortEvents).toHaveLength(1);
     // Scenario 83: arming logs OpenClaw's line through diag.
     expect(diagLog.matching('post-compaction guard armed for 3 attempts').map((line) => line.level)).toEqual(['info']);
-    expect(diagLog.matching('post-compaction loop persisted: tool=gateway repeated 3 times').map((line) => line.level)).toEqual(['error']);
+    expect(
+      diagLog.matching('post-compaction loop persisted: tool=gateway repeated 3 times').map((line) => line.level),
+    ).toEqual(['error']);
     root.end();
   });
 
@@ -332,7 +390,9 @@ describe('spec §g scenarios on raw tool spans', () => {
     const root = startRunSpan(h.tracer, { runId: 'run-73' });
     const signal = h.processor.runSignal('run-73');
     compactionRetrySpan(h.tracer, root);
-    const spans = calls(h, 3, { tool: 'read', args: { path: '/x' }, parent: root }, (i) => ({ result: R(`r${i + 1}`) }));
+    const spans = calls(h, 3, { tool: 'read', args: { path: '/x' }, parent: root }, (i) => ({
+      result: R(`r${i + 1}`),
+    }));
     expect(summary(spans)).toEqual([]);
     expect(h.abortEvents).toEqual([]);
     expect(signal.aborted).toBe(false);
@@ -356,7 +416,9 @@ describe('spec §g scenarios on raw tool spans', () => {
   });
 
   it('scenario 84: loop-vetoed (blocked) calls in the window are not observed and use up no window slot', async () => {
-    const h = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } } });
+    const h = await createOtelHarness({
+      config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } },
+    });
     const root = startRunSpan(h.tracer, { runId: 'run-84' });
     const read = { ...READ_SAME, parent: root };
     const before = calls(h, 4, read, SAME_OUTPUT); // the 4th is blocked
@@ -364,7 +426,10 @@ describe('spec §g scenarios on raw tool spans', () => {
     compactionRetrySpan(h.tracer, root);
     const vetoed = calls(h, 2, read, SAME_OUTPUT); // still blocked: vetoes, not observations
     const gateway = calls(h, 3, { tool: 'gateway', args: { q: 1 }, parent: root }, { result: R('r1') });
-    expect(summary(vetoed)).toEqual([`0:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`, `1:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`]);
+    expect(summary(vetoed)).toEqual([
+      `0:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`,
+      `1:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`,
+    ]);
     // (W is 2 here, so the third gateway call also draws a generic warning at start.)
     expect(summary(gateway)).toEqual([
       `2:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:2`,
@@ -378,7 +443,9 @@ describe('spec §g scenarios on raw tool spans', () => {
     const root = startRunSpan(h.tracer, { runId: 'run-85' });
     compactionRetrySpan(h.tracer, root);
     const ls = { tool: 'exec', args: { command: 'ls' }, parent: root };
-    const spans = calls(h, 3, ls, (i) => ({ result: R('out', { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: 'out' }) }));
+    const spans = calls(h, 3, ls, (i) => ({
+      result: R('out', { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: 'out' }),
+    }));
     expect(summary(spans)).toEqual([`2:${sc.EVENT_TOOL_LOOP_ABORTED}:compaction_loop_persisted:3`]);
     root.end();
   });
@@ -430,7 +497,10 @@ describe('run scoping on the span tree', () => {
     const inB = toolCall(h.tracer, { ...READ_SAME, parent: runB });
     const inA = toolCall(h.tracer, { ...READ_SAME, parent: runA });
     expect(loopEventsOf(inB)).toEqual([]);
-    expect(onlyLoopEvent(inA).attributes).toMatchObject({ [sc.ATTR_TOOL_LOOP_RUN_ID]: 'run-A', [sc.ATTR_TOOL_LOOP_COUNT]: 10 });
+    expect(onlyLoopEvent(inA).attributes).toMatchObject({
+      [sc.ATTR_TOOL_LOOP_RUN_ID]: 'run-A',
+      [sc.ATTR_TOOL_LOOP_COUNT]: 10,
+    });
     runA.end();
     runB.end();
     traceRoot.end();
@@ -461,7 +531,10 @@ describe('run scoping on the span tree', () => {
     const relaxed = startRunSpan(h.tracer, { runId: 'run-relaxed', agentId: 'relaxed' });
     const strictSpans = calls(h, 4, { ...READ_SAME, parent: strict }, SAME_OUTPUT);
     const relaxedSpans = calls(h, 4, { ...READ_SAME, parent: relaxed }, SAME_OUTPUT);
-    expect(summary(strictSpans)).toEqual([`2:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:2`, `3:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`]);
+    expect(summary(strictSpans)).toEqual([
+      `2:${sc.EVENT_TOOL_LOOP_WARNING}:generic_repeat:2`,
+      `3:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`,
+    ]);
     expect(onlyLoopEvent(strictSpans[3]).attributes[sc.ATTR_GEN_AI_AGENT_ID]).toBe('strict');
     expect(summary(relaxedSpans)).toEqual([]);
     expect(h.loopEvents.map((event) => event.agentId)).toEqual(['strict', 'strict']);
@@ -475,7 +548,10 @@ describe('run scoping on the span tree', () => {
     const spans: Span[] = [];
     for (let i = 0; i < 21; i += 1) {
       const span = startToolSpan(h.tracer, { tool: 'read', parent: sessionOf(h) });
-      span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, JSON.stringify({ path: i % 2 === 0 ? '/same.txt' : `/other-${i}.txt` }));
+      span.setAttribute(
+        sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+        JSON.stringify({ path: i % 2 === 0 ? '/same.txt' : `/other-${i}.txt` }),
+      );
       endToolSpan(span, 'none');
       spans.push(span);
     }
@@ -548,7 +624,12 @@ describe('callbacks, redaction and metrics', () => {
       traceId: spans[9].spanContext().traceId,
       spanId: spans[9].spanContext().spanId,
     });
-    expect(critical).toMatchObject({ level: 'critical', detector: 'ping_pong', count: 20, spanId: spans[19].spanContext().spanId });
+    expect(critical).toMatchObject({
+      level: 'critical',
+      detector: 'ping_pong',
+      count: 20,
+      spanId: spans[19].spanContext().spanId,
+    });
     expect(critical.warningKey).toBe(warning.warningKey);
     root.end();
   });
@@ -557,7 +638,12 @@ describe('callbacks, redaction and metrics', () => {
     const h = await createOtelHarness({ config: {} });
     const root = startRunSpan(h.tracer, { runId: 'run-abort', agentId: 'agent-x' });
     compactionRetrySpan(h.tracer, root);
-    const spans = calls(h, 3, { tool: 'gateway', args: { action: 'lookup', path: 'x' }, parent: root }, { result: R('r1') });
+    const spans = calls(
+      h,
+      3,
+      { tool: 'gateway', args: { action: 'lookup', path: 'x' }, parent: root },
+      { result: R('r1') },
+    );
     expect(h.abortEvents).toHaveLength(1);
     const event = h.abortEvents[0];
     expect(event).toMatchObject({
@@ -572,7 +658,13 @@ describe('callbacks, redaction and metrics', () => {
     expect(event.message).toContain('CRITICAL: tool gateway repeated 3 times');
     expect(event.error).toBeInstanceOf(CompactionLoopPersistedError);
     expect(event.error).toBeInstanceOf(Error);
-    expect(event.error).toMatchObject({ name: 'CompactionLoopPersistedError', code: 'compaction_loop_persisted', count: 3, toolName: 'gateway', message: event.message });
+    expect(event.error).toMatchObject({
+      name: 'CompactionLoopPersistedError',
+      code: 'compaction_loop_persisted',
+      count: 3,
+      toolName: 'gateway',
+      message: event.message,
+    });
     root.end();
   });
 
@@ -622,11 +714,15 @@ describe('callbacks, redaction and metrics', () => {
 
     const { resourceMetrics, errors } = await reader.collect();
     expect(errors).toEqual([]);
-    const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === sc.METRIC_TOOL_LOOP_EVENTS);
+    const metric = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((m) => m.descriptor.name === sc.METRIC_TOOL_LOOP_EVENTS);
     expect(metric).toBeDefined();
     const points = (metric!.dataPoints as Array<DataPoint<number>>)
       .map((point) => ({ attributes: point.attributes, value: point.value }))
-      .sort((a, b) => String(a.attributes[sc.ATTR_TOOL_LOOP_ACTION]).localeCompare(String(b.attributes[sc.ATTR_TOOL_LOOP_ACTION])));
+      .sort((a, b) =>
+        String(a.attributes[sc.ATTR_TOOL_LOOP_ACTION]).localeCompare(String(b.attributes[sc.ATTR_TOOL_LOOP_ACTION])),
+      );
     expect(points).toEqual([
       {
         attributes: {
@@ -672,4 +768,3 @@ describe('callbacks, redaction and metrics', () => {
     await meterProvider.shutdown();
   });
 });
-

@@ -7,16 +7,23 @@ afterEach(resetOtelGlobals);
 
 describe('redactContent', () => {
   it('removes GenAI content from any span and each adapter its own, after hashing', async () => {
-    const h = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } }, redactContent: true });
+    const h = await createOtelHarness({
+      config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } },
+      redactContent: true,
+    });
     const aiSdkCall = (parent: Context) => {
-      const span = h.tracer.startSpan(sc.AI_SDK_TOOL_CALL, {
-        attributes: {
-          [sc.ATTR_AI_OPERATION_ID]: sc.AI_SDK_TOOL_CALL,
-          [sc.ATTR_AI_TOOL_CALL_NAME]: 'read',
-          [sc.ATTR_AI_TOOL_CALL_ARGS]: '{"path":"secret.txt"}',
-          [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"path":"secret.txt"}',
+      const span = h.tracer.startSpan(
+        sc.AI_SDK_TOOL_CALL,
+        {
+          attributes: {
+            [sc.ATTR_AI_OPERATION_ID]: sc.AI_SDK_TOOL_CALL,
+            [sc.ATTR_AI_TOOL_CALL_NAME]: 'read',
+            [sc.ATTR_AI_TOOL_CALL_ARGS]: '{"path":"secret.txt"}',
+            [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"path":"secret.txt"}',
+          },
         },
-      }, parent);
+        parent,
+      );
       span.setAttribute(sc.ATTR_AI_TOOL_CALL_RESULT, '"top secret"');
       span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, '"top secret"');
       span.end();
@@ -30,7 +37,12 @@ describe('redactContent', () => {
     run.end();
     for (const span of [...spans, plain]) {
       const keys = Object.keys(spanAttributes(span));
-      for (const key of [sc.ATTR_AI_TOOL_CALL_ARGS, sc.ATTR_AI_TOOL_CALL_RESULT, sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, sc.ATTR_GEN_AI_TOOL_CALL_RESULT]) {
+      for (const key of [
+        sc.ATTR_AI_TOOL_CALL_ARGS,
+        sc.ATTR_AI_TOOL_CALL_RESULT,
+        sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+        sc.ATTR_GEN_AI_TOOL_CALL_RESULT,
+      ]) {
         expect(keys).not.toContain(key);
       }
     }

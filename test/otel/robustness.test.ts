@@ -55,7 +55,9 @@ describe('callbacks that throw', () => {
     expect(spanEvents(spans[10], sc.EVENT_TOOL_LOOP_WARNING)).toHaveLength(1);
     expect(spanEvents(spans[20], sc.EVENT_TOOL_LOOP_BLOCKED)).toHaveLength(1);
     expect(spanEvents(spans[21], sc.EVENT_TOOL_LOOP_BLOCKED)).toHaveLength(1);
-    const errors = diagLog.at('error').filter((line) => line.includes('onLoopEvent') && line.includes('subscriber exploded'));
+    const errors = diagLog
+      .at('error')
+      .filter((line) => line.includes('onLoopEvent') && line.includes('subscriber exploded'));
     expect(errors).toHaveLength(3);
     expect(h.finished().filter((span) => span.name === 'execute_tool read')).toHaveLength(22);
   });
@@ -71,13 +73,17 @@ describe('callbacks that throw', () => {
     const root = startRunSpan(h.tracer, { runId: 'run-abort-throw' });
     const signal = h.processor.runSignal('run-abort-throw');
     compactionRetrySpan(h.tracer, root);
-    const spans = [0, 1, 2].map(() => toolCall(h.tracer, { tool: 'gateway', args: { action: 'lookup' }, parent: root }, { result: R('r1') }));
+    const spans = [0, 1, 2].map(() =>
+      toolCall(h.tracer, { tool: 'gateway', args: { action: 'lookup' }, parent: root }, { result: R('r1') }),
+    );
     root.end();
     expect(spanEvents(spans[2], sc.EVENT_TOOL_LOOP_ABORTED)).toHaveLength(1);
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBeInstanceOf(CompactionLoopPersistedError);
     expect(h.abortEvents).toHaveLength(1); // the harness recorder runs before the throwing callback
-    expect(diagLog.at('error').filter((line) => line.includes('onAbort') && line.includes('abort subscriber exploded'))).toHaveLength(1);
+    expect(
+      diagLog.at('error').filter((line) => line.includes('onAbort') && line.includes('abort subscriber exploded')),
+    ).toHaveLength(1);
   });
 
   it('a callback that throws a non-Error value is also contained', async () => {
@@ -94,7 +100,11 @@ describe('callbacks that throw', () => {
       for (let i = 0; i < 4; i += 1) toolCall(h.tracer, { ...READ, parent: root }, SAME);
     }).not.toThrow();
     root.end();
-    expect(h.loopEvents.map((event) => `${event.level}:${event.count}`)).toEqual(['warning:1', 'critical:2', 'critical:2']);
+    expect(h.loopEvents.map((event) => `${event.level}:${event.count}`)).toEqual([
+      'warning:1',
+      'critical:2',
+      'critical:2',
+    ]);
     expect(diagLog.at('error').filter((line) => line.includes('a bare string'))).toHaveLength(3);
   });
 });
@@ -119,7 +129,9 @@ describe('hooks guard their bodies', () => {
     const root = startRunSpan(h.tracer, { runId: 'run-adapter-bug' });
     expect(() => toolCall(h.tracer, { ...READ, parent: root }, SAME)).not.toThrow();
     expect(() => root.end()).not.toThrow();
-    expect(diagLog.at('error').some((line) => line.includes('onStart failed') && line.includes('adapter bug at start'))).toBe(true);
+    expect(
+      diagLog.at('error').some((line) => line.includes('onStart failed') && line.includes('adapter bug at start')),
+    ).toBe(true);
     expect(h.finished()).toHaveLength(2);
   });
 
@@ -127,7 +139,8 @@ describe('hooks guard their bodies', () => {
     const h = await createOtelHarness({ config: C0 });
     const root = startRunSpan(h.tracer, { runId: 'run-bad-json' });
     const spans = [];
-    for (let i = 0; i < 11; i += 1) spans.push(toolCall(h.tracer, { tool: 'read', args: '{"path": "/unterminated', parent: root }));
+    for (let i = 0; i < 11; i += 1)
+      spans.push(toolCall(h.tracer, { tool: 'read', args: '{"path": "/unterminated', parent: root }));
     root.end();
     expect(spanEvents(spans[10], sc.EVENT_TOOL_LOOP_WARNING)).toHaveLength(1);
     expect(spans.slice(0, 10).flatMap((span) => spanEvents(span))).toEqual([]);
@@ -151,7 +164,8 @@ describe('abortOnCritical', () => {
       detector: 'generic_repeat',
       count: 20,
       toolName: 'read',
-      message: 'CRITICAL: Called read with identical arguments and identical outcomes 20 times. Session execution blocked to prevent runaway loops.',
+      message:
+        'CRITICAL: Called read with identical arguments and identical outcomes 20 times. Session execution blocked to prevent runaway loops.',
     });
     expect(other.aborted).toBe(false);
     root.end();
@@ -205,9 +219,12 @@ describe('SDKs without onEnding', () => {
 describe('export failures', () => {
   it('detection does not depend on export: an OTLP exporter pointed at a closed port changes nothing', async () => {
     recordDiag(); // keep the exporter's connection errors off the console
-    const failing = new BatchSpanProcessor(new OTLPTraceExporter({ url: 'http://127.0.0.1:9/v1/traces', timeoutMillis: 500 }), {
-      scheduledDelayMillis: 1,
-    });
+    const failing = new BatchSpanProcessor(
+      new OTLPTraceExporter({ url: 'http://127.0.0.1:9/v1/traces', timeoutMillis: 500 }),
+      {
+        scheduledDelayMillis: 1,
+      },
+    );
     const h = await createOtelHarness({ config: C0, extraProcessors: [failing] });
     const root = startRunSpan(h.tracer, { runId: 'run-export-fails' });
     for (let i = 0; i < 21; i += 1) toolCall(h.tracer, { ...READ, parent: root }, SAME);

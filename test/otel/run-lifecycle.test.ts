@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as sc from '../../src/semconv.js';
-import { compactionRetrySpan, createOtelHarness, endToolSpan, resetOtelGlobals, startRunSpan, startToolSpan, toolCall } from '../helpers/otel-harness.js';
+import {
+  compactionRetrySpan,
+  createOtelHarness,
+  endToolSpan,
+  resetOtelGlobals,
+  startRunSpan,
+  startToolSpan,
+  toolCall,
+} from '../helpers/otel-harness.js';
 
 const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } };
 
@@ -14,7 +22,8 @@ describe('run lifetime', () => {
       toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
       root.end();
     }
-    for (let i = 0; i < 50; i += 1) toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, agentId: 'coder' }, { result: 'x' });
+    for (let i = 0; i < 50; i += 1)
+      toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, agentId: 'coder' }, { result: 'x' });
     expect(h.processor.getStats()).toMatchObject({ liveRuns: 0, releasedRuns: { 'root-ended': 100 } });
   });
 
@@ -25,7 +34,8 @@ describe('run lifetime', () => {
     const second = startRunSpan(h.tracer, { runId: 'shared' });
     toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: first }, { result: 'x' });
     first.end();
-    for (let i = 0; i < 3; i += 1) toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: second }, { result: 'x' });
+    for (let i = 0; i < 3; i += 1)
+      toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: second }, { result: 'x' });
     expect(h.loopEvents.map((e) => `${e.level}:${e.count}`)).toEqual(['warning:2', 'critical:3']);
     expect(signal.aborted).toBe(true);
     second.end();
@@ -38,7 +48,8 @@ describe('run lifetime', () => {
     const h = await createOtelHarness({ config: LOW, abortOnCritical: true, clock: () => now, runIdleTtlMs: 1000 });
     const root = startRunSpan(h.tracer, { runId: 'R' });
     const signal = h.processor.runSignal('R');
-    for (let i = 0; i < 4; i += 1) toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
+    for (let i = 0; i < 4; i += 1)
+      toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
     expect(signal.aborted).toBe(true);
     now += 5000;
     toolCall(h.tracer, { tool: 'other', args: {}, runId: 'elsewhere' }, { result: 'y' }); // runs the idle sweep

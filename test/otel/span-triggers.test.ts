@@ -16,10 +16,22 @@ import { createOtelHarness, recordDiag, resetOtelGlobals, startRunSpan, toolCall
 afterAll(resetOtelGlobals);
 
 /** Every attribute key and span name the project knows, plus a few an application might use. */
-const SEMCONV_STRINGS: string[] = (Object.values(sc) as unknown[]).filter((value): value is string => typeof value === 'string');
-const KEYS = [...SEMCONV_STRINGS.filter((value) => value.includes('.')), 'http.route', 'db.system', 'tool.name', 'session.id'];
+const SEMCONV_STRINGS: string[] = (Object.values(sc) as unknown[]).filter(
+  (value): value is string => typeof value === 'string',
+);
+const KEYS = [
+  ...SEMCONV_STRINGS.filter((value) => value.includes('.')),
+  'http.route',
+  'db.system',
+  'tool.name',
+  'session.id',
+];
 const NAMES = [...SEMCONV_STRINGS, 'GET /api', 'execute_tool read', 'ai.generateText', 'read.tool', ''];
-const VALUES = fc.oneof(fc.constantFrom(...SEMCONV_STRINGS, 'TOOL', 'tool', 'read', '{"path":"/a"}', ' ', ''), fc.integer(), fc.boolean());
+const VALUES = fc.oneof(
+  fc.constantFrom(...SEMCONV_STRINGS, 'TOOL', 'tool', 'read', '{"path":"/a"}', ' ', ''),
+  fc.integer(),
+  fc.boolean(),
+);
 
 const spanView = fc.record({
   name: fc.constantFrom(...NAMES),
@@ -65,7 +77,10 @@ describe('SpanTriggers over custom adapters', () => {
     ({
       name,
       triggers,
-      matchStart: (span: SpanView) => (span.attributes['my.tool'] === undefined ? undefined : { toolName: span.attributes['my.tool'] as string, arguments: span.attributes['my.args'] }),
+      matchStart: (span: SpanView) =>
+        span.attributes['my.tool'] === undefined
+          ? undefined
+          : { toolName: span.attributes['my.tool'] as string, arguments: span.attributes['my.args'] },
       readEnd: () => ({ hasResult: false, isError: false }),
     }) as ToolSpanAdapter;
 
@@ -85,10 +100,23 @@ describe('SpanTriggers over custom adapters', () => {
   it('through the processor: a custom adapter with triggers judges its spans; malformed triggers are warned about and turn the shortcut off', async () => {
     const diagLog = recordDiag();
     for (const triggers of [{ attributes: ['my.tool'] }, { attributes: 'my.tool' }]) {
-      const h = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3, globalCircuitBreakerThreshold: 4 } } }, adapters: [custom('mine', triggers)] });
+      const h = await createOtelHarness({
+        config: {
+          tools: {
+            loopDetection: {
+              enabled: true,
+              warningThreshold: 2,
+              criticalThreshold: 3,
+              globalCircuitBreakerThreshold: 4,
+            },
+          },
+        },
+        adapters: [custom('mine', triggers)],
+      });
       const root = startRunSpan(h.tracer, { runId: `run-${typeof triggers.attributes}` });
       const ctx = trace.setSpan(ROOT_CONTEXT, root);
-      for (let i = 0; i < 3; i += 1) h.tracer.startSpan('my call', { attributes: { 'my.tool': 'read', 'my.args': '{"path":"/a"}' } }, ctx).end();
+      for (let i = 0; i < 3; i += 1)
+        h.tracer.startSpan('my call', { attributes: { 'my.tool': 'read', 'my.args': '{"path":"/a"}' } }, ctx).end();
       root.end();
       expect(h.loopEvents.map((event) => `${event.detector}:${event.level}`)).toEqual(['generic_repeat:warning']);
       await h.shutdown();

@@ -5,12 +5,44 @@
  */
 import { ROOT_CONTEXT, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CompactionLoopPersistedError, markCompactionRetry, traceRun, traceToolCall, ToolLoopSpanProcessor, type LoopAbortEvent, type LoopEvent } from '../../src/index.js';
-import { createOtelHarness, recordDiag, resetOtelGlobals, sc, spanAttributes, type OtelHarness } from '../helpers/otel-harness.js';
+import {
+  CompactionLoopPersistedError,
+  markCompactionRetry,
+  traceRun,
+  traceToolCall,
+  ToolLoopSpanProcessor,
+  type LoopAbortEvent,
+  type LoopEvent,
+} from '../../src/index.js';
+import {
+  createOtelHarness,
+  recordDiag,
+  resetOtelGlobals,
+  sc,
+  spanAttributes,
+  type OtelHarness,
+} from '../helpers/otel-harness.js';
 
-const CONFIG = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3, globalCircuitBreakerThreshold: 5, historySize: 20 } } };
+const CONFIG = {
+  tools: {
+    loopDetection: {
+      enabled: true,
+      warningThreshold: 2,
+      criticalThreshold: 3,
+      globalCircuitBreakerThreshold: 5,
+      historySize: 20,
+    },
+  },
+};
 
 let harness: OtelHarness | undefined;
 const unhandled: unknown[] = [];
@@ -34,12 +66,21 @@ function busy(ms: number): void {
 }
 
 /** Drives one run: N identical calls, then a compaction-retry and `window` identical calls. Returns start verdict levels. */
-function driveLoop(tracer: Tracer, runId: string, calls: number, window: number): { levels: Array<string | undefined>; root: Span } {
+function driveLoop(
+  tracer: Tracer,
+  runId: string,
+  calls: number,
+  window: number,
+): { levels: Array<string | undefined>; root: Span } {
   const root = tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: runId } });
   const ctx = trace.setSpan(ROOT_CONTEXT, root);
   const levels: Array<string | undefined> = [];
   const call = (args: string) => {
-    const span = tracer.startSpan('execute_tool', { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read', [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args } }, ctx);
+    const span = tracer.startSpan(
+      'execute_tool',
+      { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read', [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args } },
+      ctx,
+    );
     levels.push(spanAttributes(span)[sc.ATTR_TOOL_LOOP_VERDICT] as string | undefined);
     span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, '"same"');
     span.end();
@@ -88,7 +129,11 @@ class FailingExporter implements SpanExporter {
 async function withExporter(behind: SpanProcessor) {
   const events: LoopEvent[] = [];
   const aborts: LoopAbortEvent[] = [];
-  const processor = await ToolLoopSpanProcessor.create({ config: CONFIG, onLoopEvent: (e) => void events.push(e), onAbort: (e) => void aborts.push(e) });
+  const processor = await ToolLoopSpanProcessor.create({
+    config: CONFIG,
+    onLoopEvent: (e) => void events.push(e),
+    onAbort: (e) => void aborts.push(e),
+  });
   const provider = new BasicTracerProvider({ spanProcessors: [processor, behind] });
   return { processor, provider, tracer: provider.getTracer('exporters'), events, aborts };
 }
@@ -126,7 +171,8 @@ describe('user callbacks', () => {
         if (i === 3) expect((out as { details: { status: string } }).details.status).toBe('blocked');
       }
       markCompactionRetry(harness!.tracer);
-      for (let i = 0; i < 3; i += 1) await traceToolCall(harness!.tracer, { name: 'read', args: { p: 2 } }, () => 'again');
+      for (let i = 0; i < 3; i += 1)
+        await traceToolCall(harness!.tracer, { name: 'read', args: { p: 2 } }, () => 'again');
       return 'finished';
     });
     await expect(run).rejects.toBeInstanceOf(CompactionLoopPersistedError);
@@ -149,7 +195,12 @@ describe('user callbacks', () => {
     const { levels } = driveLoop(harness.tracer, 'slow-callbacks', 5, 3);
     expect(levels).toEqual(EXPECTED_LEVELS);
     expect(slowCalls).toBe(4); // warning at 2, critical, critical, warning after compaction
-    expect(harness.loopEvents.map((e) => `${e.level}:${e.detector}:${e.count}`)).toEqual(['warning:generic_repeat:2', 'critical:generic_repeat:3', 'critical:generic_repeat:3', 'warning:generic_repeat:2']);
+    expect(harness.loopEvents.map((e) => `${e.level}:${e.detector}:${e.count}`)).toEqual([
+      'warning:generic_repeat:2',
+      'critical:generic_repeat:3',
+      'critical:generic_repeat:3',
+      'warning:generic_repeat:2',
+    ]);
     expect(signal.aborted).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(4 * 50 - 5); // they really were slow and synchronous
   });
@@ -157,11 +208,31 @@ describe('user callbacks', () => {
 
 describe('exporters', () => {
   for (const [name, make] of [
-    ['an exporter whose export throws, behind SimpleSpanProcessor', () => new SimpleSpanProcessor(new ThrowingExporter())],
-    ['an exporter whose export throws, behind BatchSpanProcessor', () => new BatchSpanProcessor(new ThrowingExporter(), { scheduledDelayMillis: 1, maxExportBatchSize: 2 })],
-    ['an exporter that reports FAILED, behind SimpleSpanProcessor', () => new SimpleSpanProcessor(new FailingExporter())],
-    ['an exporter that never calls back, behind SimpleSpanProcessor', () => new SimpleSpanProcessor(new HangingExporter())],
-    ['an exporter that never calls back, behind BatchSpanProcessor', () => new BatchSpanProcessor(new HangingExporter(), { scheduledDelayMillis: 1, maxExportBatchSize: 2, exportTimeoutMillis: 100 })],
+    [
+      'an exporter whose export throws, behind SimpleSpanProcessor',
+      () => new SimpleSpanProcessor(new ThrowingExporter()),
+    ],
+    [
+      'an exporter whose export throws, behind BatchSpanProcessor',
+      () => new BatchSpanProcessor(new ThrowingExporter(), { scheduledDelayMillis: 1, maxExportBatchSize: 2 }),
+    ],
+    [
+      'an exporter that reports FAILED, behind SimpleSpanProcessor',
+      () => new SimpleSpanProcessor(new FailingExporter()),
+    ],
+    [
+      'an exporter that never calls back, behind SimpleSpanProcessor',
+      () => new SimpleSpanProcessor(new HangingExporter()),
+    ],
+    [
+      'an exporter that never calls back, behind BatchSpanProcessor',
+      () =>
+        new BatchSpanProcessor(new HangingExporter(), {
+          scheduledDelayMillis: 1,
+          maxExportBatchSize: 2,
+          exportTimeoutMillis: 100,
+        }),
+    ],
   ] as const) {
     it(`${name}: detection and abort still work, nothing propagates`, async () => {
       const h = await withExporter(make());

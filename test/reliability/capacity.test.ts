@@ -33,13 +33,16 @@ describe('live-run cap under 100 000 concurrent runs', () => {
     const diagLog = recordDiag();
     let now = 0;
     const processor = await ToolLoopSpanProcessor.create({
-      config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3, historySize: 1_000 } } }, // the touches must not push /x out of keep's window
+      config: {
+        tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3, historySize: 1_000 } },
+      }, // the touches must not push /x out of keep's window
       maxLiveRuns: CAP,
       clock: () => now,
     });
     const provider = new BasicTracerProvider({ spanProcessors: [processor] });
     const tracer = provider.getTracer('capacity');
-    const root = (runId: string) => tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: runId } });
+    const root = (runId: string) =>
+      tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: runId } });
 
     // Two runs with the same history: two identical calls each (the third would warn).
     const keep = root('keep');
@@ -75,7 +78,9 @@ describe('live-run cap under 100 000 concurrent runs', () => {
     const capacityWarnings = diagLog.at('warn').filter((line) => line.includes('live runs'));
     expect(capacityWarnings).toHaveLength(1);
     expect(capacityWarnings[0]).toContain(`more than ${CAP} live runs`);
-    console.log(`[capacity] ${RUNS} concurrent runs through a ${CAP}-run cap: ${elapsed.toFixed(0)} ms, ${stats.releasedRuns.capacity} evicted, 1 diag warning`);
+    console.log(
+      `[capacity] ${RUNS} concurrent runs through a ${CAP}-run cap: ${elapsed.toFixed(0)} ms, ${stats.releasedRuns.capacity} evicted, 1 diag warning`,
+    );
     await provider.shutdown();
   }, 60_000);
 });

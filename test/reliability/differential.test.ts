@@ -8,9 +8,25 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveLoopDetectionConfig, type LoopDetectionConfig, type ResolvedLoopDetectionConfig } from '../../src/config/index.js';
-import { detectToolCallLoop, LoopRun, ToolCallHistory, type LoopVerdict, type ToolCallRecord, type ToolCallSignature } from '../../src/engine-entry.js';
-import { ReferenceSession, referenceDetect, type ReferenceRecord, type ReferenceVerdict } from '../helpers/reference-model.js';
+import {
+  resolveLoopDetectionConfig,
+  type LoopDetectionConfig,
+  type ResolvedLoopDetectionConfig,
+} from '../../src/config/index.js';
+import {
+  detectToolCallLoop,
+  LoopRun,
+  ToolCallHistory,
+  type LoopVerdict,
+  type ToolCallRecord,
+  type ToolCallSignature,
+} from '../../src/engine-entry.js';
+import {
+  ReferenceSession,
+  referenceDetect,
+  type ReferenceRecord,
+  type ReferenceVerdict,
+} from '../helpers/reference-model.js';
 import { fcParams, fuzzTimeout, reportCount } from './fuzz-runs.js';
 
 const TOOLS = ['read', 'write', 'exec', 'process', 'command_status'] as const;
@@ -32,7 +48,16 @@ const argIndex = fc.nat({ max: ARGS.length - 1 });
 const unknownIndex = fc.integer({ min: -1, max: UNKNOWN.length });
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('call' as const), run: runIndex, tool: toolIndex, arg: argIndex, withCallId: fc.boolean() }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('call' as const),
+      run: runIndex,
+      tool: toolIndex,
+      arg: argIndex,
+      withCallId: fc.boolean(),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -55,12 +80,19 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       withCallId: fc.boolean(),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('probe' as const), run: runIndex, tool: toolIndex, arg: argIndex }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('probe' as const), run: runIndex, tool: toolIndex, arg: argIndex }),
+  },
 );
 
 const configArb: fc.Arbitrary<LoopDetectionConfig> = fc.record(
   {
-    enabled: fc.oneof({ weight: 8, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(undefined) }),
+    enabled: fc.oneof(
+      { weight: 8, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    ),
     historySize: fc.integer({ min: 1, max: 14 }),
     warningThreshold: fc.integer({ min: 1, max: 6 }),
     criticalThreshold: fc.integer({ min: 1, max: 9 }),
@@ -80,7 +112,9 @@ type RunCall = ToolCallSignature & { readonly runId?: string };
 function signature(tool: string, arg: string, run: string | undefined, style: HashStyle): RunCall {
   const knownPoll = tool === 'command_status' || (tool === 'process' && arg !== 'c');
   const argsHash = style === 'tool-prefixed' ? `${tool}:${arg}` : `h:${arg}`;
-  return run === undefined ? { toolName: tool, argsHash, knownPoll } : { toolName: tool, argsHash, knownPoll, runId: run };
+  return run === undefined
+    ? { toolName: tool, argsHash, knownPoll }
+    : { toolName: tool, argsHash, knownPoll, runId: run };
 }
 
 function outcomeOf(result: number, unknown: number): { resultHash: string; unknownToolName?: string } {
@@ -159,13 +193,28 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
         if (op.kind === 'outcome' && pending.length > 0) {
           const [picked] = pending.splice(op.pick % pending.length, 1);
           sig = picked.sig;
-          toolCallId = op.byCallId === 'same' ? picked.toolCallId : op.byCallId === 'other' ? `other-${nextId++}` : undefined;
+          toolCallId =
+            op.byCallId === 'same' ? picked.toolCallId : op.byCallId === 'other' ? `other-${nextId++}` : undefined;
         } else {
-          const o = op.kind === 'orphan' ? op : { run: op.pick % RUNS.length, tool: op.pick % TOOLS.length, arg: op.pick % ARGS.length, withCallId: false };
+          const o =
+            op.kind === 'orphan'
+              ? op
+              : {
+                  run: op.pick % RUNS.length,
+                  tool: op.pick % TOOLS.length,
+                  arg: op.pick % ARGS.length,
+                  withCallId: false,
+                };
           sig = signature(TOOLS[o.tool], ARGS[o.arg], RUNS[o.run], style);
           toolCallId = o.withCallId ? `orphan-${nextId++}` : undefined;
         }
-        const outcome = { toolName: sig.toolName, argsHash: sig.argsHash, toolCallId, runId: sig.runId, ...outcomeOf(op.result, op.unknown) };
+        const outcome = {
+          toolName: sig.toolName,
+          argsHash: sig.argsHash,
+          toolCallId,
+          runId: sig.runId,
+          ...outcomeOf(op.result, op.unknown),
+        };
         runOf(sig.runId).recordOutcome(sig, toolCallId, outcome.resultHash, outcome.unknownToolName);
         if (config.trackHistory) reference.history.recordOutcome(outcome, config.historySize);
         break;
@@ -188,7 +237,9 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
       for (const arg of ARGS) {
         const sig = signature(tool, arg, run, style);
         const got = detectToolCallLoop(history.view(sig.runId), sig, config)?.verdict;
-        expect(comparable(got), `final ${tool} ${arg} ${JSON.stringify(run)}`).toEqual(comparable(referenceDetect(reference.history, sig, config)));
+        expect(comparable(got), `final ${tool} ${arg} ${JSON.stringify(run)}`).toEqual(
+          comparable(referenceDetect(reference.history, sig, config)),
+        );
       }
     }
   }
@@ -201,7 +252,9 @@ describe('differential: engine vs the scan-based reference model (spec §b.3–�
       const started = performance.now();
       const params = fcParams(300);
       fc.assert(
-        fc.property(configArb, fc.array(opArb, { minLength: 1, maxLength: 80 }), (block, ops) => replay(block, ops, 'tool-prefixed')),
+        fc.property(configArb, fc.array(opArb, { minLength: 1, maxLength: 80 }), (block, ops) =>
+          replay(block, ops, 'tool-prefixed'),
+        ),
         params,
       );
       reportCount('differential (engine vs reference)', params.numRuns, started);
@@ -210,7 +263,14 @@ describe('differential: engine vs the scan-based reference model (spec §b.3–�
   );
 
   it('known sticky/ping-pong/unknown-tool shapes agree (fixed examples, always run)', () => {
-    const C = { enabled: true, warningThreshold: 2, criticalThreshold: 3, globalCircuitBreakerThreshold: 4, unknownToolThreshold: 2, historySize: 10 };
+    const C = {
+      enabled: true,
+      warningThreshold: 2,
+      criticalThreshold: 3,
+      globalCircuitBreakerThreshold: 4,
+      unknownToolThreshold: 2,
+      historySize: 10,
+    };
     const alternate: Op[] = [];
     for (let i = 0; i < 6; i += 1) {
       alternate.push({ kind: 'call', run: 3, tool: 0, arg: i % 2, withCallId: true });
@@ -230,14 +290,12 @@ describe('differential: engine vs the scan-based reference model (spec §b.3–�
   // AND argsHash. A pre-computed `tool_loop.args_hash` (DESIGN §3) need not start with the
   // tool name, so two tools can share one argsHash.
   // The engine keys signatures by tool and args hash (history.ts `signatureKey`).
-  it(
-    'pre-computed args hashes shared by two tools: streaks and counts stay per tool (spec §b.4)',
-    () => {
-      fc.assert(
-        fc.property(configArb, fc.array(opArb, { minLength: 1, maxLength: 80 }), (block, ops) => replay(block, ops, 'foreign')),
-        { ...fcParams(300), numRuns: 300 },
-      );
-    },
-    30_000,
-  );
+  it('pre-computed args hashes shared by two tools: streaks and counts stay per tool (spec §b.4)', () => {
+    fc.assert(
+      fc.property(configArb, fc.array(opArb, { minLength: 1, maxLength: 80 }), (block, ops) =>
+        replay(block, ops, 'foreign'),
+      ),
+      { ...fcParams(300), numRuns: 300 },
+    );
+  }, 30_000);
 });

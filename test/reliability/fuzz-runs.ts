@@ -20,7 +20,10 @@ export const LONG_RUN = Boolean(process.env.FUZZ_RUNS?.trim());
  * fast-check parameters shared by the properties. `longDivisor` scales heavy properties
  * (hundreds of spans per sequence) down in the long run: they get `FUZZ_RUNS / longDivisor`.
  */
-export function fcParams(ciDefault: number, longDivisor = 1): { numRuns: number; seed?: number; endOnFailure: boolean } {
+export function fcParams(
+  ciDefault: number,
+  longDivisor = 1,
+): { numRuns: number; seed?: number; endOnFailure: boolean } {
   const seed = process.env.FUZZ_SEED?.trim();
   return { numRuns: fuzzRuns(ciDefault, longDivisor), endOnFailure: true, ...(seed ? { seed: Number(seed) } : {}) };
 }

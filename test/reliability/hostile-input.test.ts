@@ -20,7 +20,17 @@ import {
   type OtelHarness,
 } from '../helpers/otel-harness.js';
 
-const SMALL = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3, globalCircuitBreakerThreshold: 5, historySize: 10 } } };
+const SMALL = {
+  tools: {
+    loopDetection: {
+      enabled: true,
+      warningThreshold: 2,
+      criticalThreshold: 3,
+      globalCircuitBreakerThreshold: 5,
+      historySize: 10,
+    },
+  },
+};
 const MB10 = 10 * 1024 * 1024;
 
 let harness: OtelHarness | undefined;
@@ -31,13 +41,25 @@ afterEach(async () => {
 });
 
 /** `n` identical raw tool calls in one run; returns the level each call's start verdict had. */
-function repeat(h: OtelHarness, runId: string, n: number, tool: unknown, args: unknown, result: unknown): Array<string | undefined> {
+function repeat(
+  h: OtelHarness,
+  runId: string,
+  n: number,
+  tool: unknown,
+  args: unknown,
+  result: unknown,
+): Array<string | undefined> {
   const root = startRunSpan(h.tracer, { runId });
   const levels: Array<string | undefined> = [];
   for (let i = 0; i < n; i += 1) {
     const span = h.tracer.startSpan(
       'execute_tool',
-      { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: tool as string, ...(args === undefined ? {} : { [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args as string }) } },
+      {
+        attributes: {
+          [sc.ATTR_GEN_AI_TOOL_NAME]: tool as string,
+          ...(args === undefined ? {} : { [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args as string }),
+        },
+      },
       inRun(root),
     );
     levels.push(spanAttributes(span)[sc.ATTR_TOOL_LOOP_VERDICT] as string | undefined);
@@ -118,17 +140,24 @@ describe('hostile and broken input', () => {
       }
     });
     expect(executed).toBe(3);
-    expect(harness.loopEvents.filter((e) => e.level === 'critical')[0]).toMatchObject({ detector: 'generic_repeat', count: 3 });
+    expect(harness.loopEvents.filter((e) => e.level === 'critical')[0]).toMatchObject({
+      detector: 'generic_repeat',
+      count: 3,
+    });
   });
 
   it('deeply nested (depth 10 000) JSON text in gen_ai.tool.call.arguments / result is parsed and hashed', async () => {
     harness = await createOtelHarness({ config: SMALL });
-    expect(repeat(harness, 'deep-raw', 4, 'read', '['.repeat(10_000) + ']'.repeat(10_000), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000))).toEqual([
-      undefined,
-      undefined,
-      'warning',
-      'critical',
-    ]);
+    expect(
+      repeat(
+        harness,
+        'deep-raw',
+        4,
+        'read',
+        '['.repeat(10_000) + ']'.repeat(10_000),
+        '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+      ),
+    ).toEqual([undefined, undefined, 'warning', 'critical']);
   });
 
   it('deeply nested (depth 10 000) args with recordContent: traceToolCall still runs the tool', async () => {
@@ -157,11 +186,18 @@ describe('hostile and broken input', () => {
     const results: unknown[] = [];
     await traceRun(harness.tracer, { runId: 'circular' }, async () => {
       for (let i = 0; i < 5; i += 1) {
-        results.push(await traceToolCall(harness!.tracer, { name: 'cyc', args: circular(), recordContent: i % 2 === 0 }, () => circular()));
+        results.push(
+          await traceToolCall(harness!.tracer, { name: 'cyc', args: circular(), recordContent: i % 2 === 0 }, () =>
+            circular(),
+          ),
+        );
       }
     });
     expect(results.slice(0, 3).every((r) => (r as { name: string }).name === 'loop')).toBe(true);
-    expect(harness.loopEvents.filter((e) => e.level === 'critical')[0]).toMatchObject({ detector: 'generic_repeat', count: 3 });
+    expect(harness.loopEvents.filter((e) => e.level === 'critical')[0]).toMatchObject({
+      detector: 'generic_repeat',
+      count: 3,
+    });
   });
 
   it('a result whose enumerable getter throws: traceToolCall still returns the result', async () => {
@@ -172,7 +208,9 @@ describe('hostile and broken input', () => {
         throw new Error('getter exploded');
       },
     });
-    const got = await traceRun(harness.tracer, { runId: 'getter' }, () => traceToolCall(harness!.tracer, { name: 'sdk_call', args: {} }, () => result));
+    const got = await traceRun(harness.tracer, { runId: 'getter' }, () =>
+      traceToolCall(harness!.tracer, { name: 'sdk_call', args: {} }, () => result),
+    );
     expect(got).toBe(result);
   });
 
@@ -232,7 +270,13 @@ describe('hostile and broken input', () => {
       }
     }
     // A non-string tool name is not a tool span: 5 "calls" named 42 produce nothing.
-    expect(repeat(harness, 'numeric-name', 5, 42, '{}', '"x"')).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(repeat(harness, 'numeric-name', 5, 42, '{}', '"x"')).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     // Numeric arguments and results are values like any other: identical ones loop.
     expect(repeat(harness, 'numeric-args', 4, 'read', 7, 8)).toEqual([undefined, undefined, 'warning', 'critical']);
     expect(diagLog.lines.filter((line) => /on(Start|Ending|End) failed/.test(line.text))).toEqual([]);
@@ -262,31 +306,65 @@ describe('hostile and broken input', () => {
     const diagLog = recordDiag();
     harness = await createOtelHarness({ config: { tools: { loopDetection: { enabled: true, ...bad } } } });
     const warnings = diagLog.at('warn').join('\n');
-    for (const key of ['historySize', 'warningThreshold', 'criticalThreshold', 'globalCircuitBreakerThreshold', 'unknownToolThreshold', 'postCompactionGuard.windowSize']) {
+    for (const key of [
+      'historySize',
+      'warningThreshold',
+      'criticalThreshold',
+      'globalCircuitBreakerThreshold',
+      'unknownToolThreshold',
+      'postCompactionGuard.windowSize',
+    ]) {
       expect(warnings, key).toContain(`tools.loopDetection.${key}`);
     }
     // …and the defaults are what runs: 10 identical calls, the 11th warns (W 10), none is critical.
     expect(repeat(harness, 'defaults', 11, 'read', '{}', '"same"').filter(Boolean)).toEqual(['warning']);
     const resolved = resolveLoopDetectionConfig({ enabled: true, ...bad });
-    expect(resolved).toMatchObject({ historySize: 30, warningThreshold: 10, criticalThreshold: 20, globalCircuitBreakerThreshold: 30, unknownToolThreshold: 10, postCompactionGuard: { windowSize: 3 } });
+    expect(resolved).toMatchObject({
+      historySize: 30,
+      warningThreshold: 10,
+      criticalThreshold: 20,
+      globalCircuitBreakerThreshold: 30,
+      unknownToolThreshold: 10,
+      postCompactionGuard: { windowSize: 3 },
+    });
   });
 
   it('huge thresholds: 1e300 is no safe integer and falls back; MAX_SAFE_INTEGER is clamped so that the thresholds stay strictly increasing; nothing fires or throws', async () => {
     const max = Number.MAX_SAFE_INTEGER;
-    expect(resolveLoopDetectionConfig({ warningThreshold: max, criticalThreshold: 1e300, historySize: 1e300 })).toMatchObject({
+    expect(
+      resolveLoopDetectionConfig({ warningThreshold: max, criticalThreshold: 1e300, historySize: 1e300 }),
+    ).toMatchObject({
       warningThreshold: max - 2,
       criticalThreshold: max - 1,
       globalCircuitBreakerThreshold: max,
       historySize: 30,
     });
-    expect(resolveLoopDetectionConfig({ warningThreshold: max, criticalThreshold: max, globalCircuitBreakerThreshold: max })).toMatchObject({
+    expect(
+      resolveLoopDetectionConfig({ warningThreshold: max, criticalThreshold: max, globalCircuitBreakerThreshold: max }),
+    ).toMatchObject({
       warningThreshold: max - 2,
       criticalThreshold: max - 1,
       globalCircuitBreakerThreshold: max,
     });
-    expect(resolveLoopDetectionConfig({ warningThreshold: max - 2, criticalThreshold: max - 1, globalCircuitBreakerThreshold: max })).toMatchObject({ warningThreshold: max - 2 });
+    expect(
+      resolveLoopDetectionConfig({
+        warningThreshold: max - 2,
+        criticalThreshold: max - 1,
+        globalCircuitBreakerThreshold: max,
+      }),
+    ).toMatchObject({ warningThreshold: max - 2 });
     harness = await createOtelHarness({
-      config: { tools: { loopDetection: { enabled: true, warningThreshold: Number.MAX_SAFE_INTEGER, criticalThreshold: 1e300, globalCircuitBreakerThreshold: 1e300, historySize: 1e300 } } },
+      config: {
+        tools: {
+          loopDetection: {
+            enabled: true,
+            warningThreshold: Number.MAX_SAFE_INTEGER,
+            criticalThreshold: 1e300,
+            globalCircuitBreakerThreshold: 1e300,
+            historySize: 1e300,
+          },
+        },
+      },
     });
     expect(repeat(harness, 'huge', 50, 'read', '{}', '"same"').filter(Boolean)).toEqual([]);
   });
@@ -294,13 +372,29 @@ describe('hostile and broken input', () => {
   it('unknown config keys produce a diag warning, not a crash; known keys still apply', async () => {
     const diagLog = recordDiag();
     harness = await createOtelHarness({
-      config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3, turboMode: true, detectors: { sixthSense: true } } }, extra: 1 } as never,
+      config: {
+        tools: {
+          loopDetection: {
+            enabled: true,
+            warningThreshold: 2,
+            criticalThreshold: 3,
+            turboMode: true,
+            detectors: { sixthSense: true },
+          },
+        },
+        extra: 1,
+      } as never,
     });
     const warnings = diagLog.at('warn').join('\n');
     expect(warnings).toContain('tools.loopDetection.turboMode');
     expect(warnings).toContain('tools.loopDetection.detectors.sixthSense');
     expect(warnings).toContain('extra');
-    expect(repeat(harness, 'unknown-keys', 4, 'read', '{}', '"same"')).toEqual([undefined, undefined, 'warning', 'critical']);
+    expect(repeat(harness, 'unknown-keys', 4, 'read', '{}', '"same"')).toEqual([
+      undefined,
+      undefined,
+      'warning',
+      'critical',
+    ]);
   });
 
   it('a config file with an unknown key: create warns once through diag, naming the file and the key', async () => {
@@ -310,7 +404,9 @@ describe('hostile and broken input', () => {
     const diagLog = recordDiag();
     try {
       await ToolLoopSpanProcessor.create({ configFile: file });
-      expect(diagLog.matching('bogus').map((line) => line.text)).toEqual([expect.stringContaining(`config ${file}: tools.loopDetection.bogus: unknown key`)]);
+      expect(diagLog.matching('bogus').map((line) => line.text)).toEqual([
+        expect.stringContaining(`config ${file}: tools.loopDetection.bogus: unknown key`),
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

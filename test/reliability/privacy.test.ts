@@ -8,7 +8,13 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDigester } from '../../src/engine-entry.js';
-import { traceRun, traceToolCall, ToolLoopSpanProcessor, type LoopEvent, type ToolLoopSpanProcessorOptions } from '../../src/index.js';
+import {
+  traceRun,
+  traceToolCall,
+  ToolLoopSpanProcessor,
+  type LoopEvent,
+  type ToolLoopSpanProcessorOptions,
+} from '../../src/index.js';
 import { resolveProcessorOptions } from '../../src/otel/options.js';
 import * as sc from '../../src/semconv.js';
 import { installContextManager, resetOtelGlobals } from '../helpers/otel-harness.js';
@@ -29,7 +35,11 @@ afterEach(async () => {
 
 async function pipeline(options: ToolLoopSpanProcessorOptions = {}) {
   const events: LoopEvent[] = [];
-  const processor = await ToolLoopSpanProcessor.create({ config: CONFIG, onLoopEvent: (e) => void events.push(e), ...options });
+  const processor = await ToolLoopSpanProcessor.create({
+    config: CONFIG,
+    onLoopEvent: (e) => void events.push(e),
+    ...options,
+  });
   const exporter = new OTLPTraceExporter({ url: receiver.url });
   const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
   return { processor, provider, tracer: provider.getTracer('privacy'), events };
@@ -47,7 +57,10 @@ function toolSpanAttributes(): Array<Record<string, unknown>> {
 }
 
 function loopEventNames(): string[] {
-  return receiver.spans().flatMap((span) => (span.events ?? []).map((event) => event.name)).filter((name) => name.startsWith('tool_loop.'));
+  return receiver
+    .spans()
+    .flatMap((span) => (span.events ?? []).map((event) => event.name))
+    .filter((name) => name.startsWith('tool_loop.'));
 }
 
 describe('privacy on the exported OTLP payload', () => {
@@ -56,7 +69,11 @@ describe('privacy on the exported OTLP payload', () => {
     const h = await pipeline();
     await traceRun(h.tracer, { runId: 'private-run' }, async () => {
       for (let i = 0; i < 4; i += 1) {
-        await traceToolCall(h.tracer, { name: 'http_get', args: { url: 'https://api.example.com', apiKey: SECRET_ARG } }, () => ({ body: SECRET_RESULT }));
+        await traceToolCall(
+          h.tracer,
+          { name: 'http_get', args: { url: 'https://api.example.com', apiKey: SECRET_ARG } },
+          () => ({ body: SECRET_RESULT }),
+        );
       }
     });
     await h.provider.forceFlush();
@@ -68,7 +85,11 @@ describe('privacy on the exported OTLP payload', () => {
     // Four tool spans: two plain calls, the warned 3rd and the blocked 4th (ended without running).
     expect(tools).toHaveLength(4);
     expect(tools.every((a) => typeof a[sc.ATTR_TOOL_LOOP_ARGS_HASH] === 'string')).toBe(true);
-    expect(tools.some((a) => a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] !== undefined || a[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] !== undefined)).toBe(false);
+    expect(
+      tools.some(
+        (a) => a[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] !== undefined || a[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] !== undefined,
+      ),
+    ).toBe(false);
     // Detection worked on the hashes, and its events were exported.
     expect(loopEventNames()).toEqual(expect.arrayContaining([sc.EVENT_TOOL_LOOP_WARNING, sc.EVENT_TOOL_LOOP_BLOCKED]));
     await h.provider.shutdown();
@@ -78,7 +99,9 @@ describe('privacy on the exported OTLP payload', () => {
     installContextManager();
     const h = await pipeline();
     await traceRun(h.tracer, { runId: 'opt-in-run' }, () =>
-      traceToolCall(h.tracer, { name: 'http_get', args: { apiKey: SECRET_ARG }, recordContent: true }, () => ({ body: SECRET_RESULT })),
+      traceToolCall(h.tracer, { name: 'http_get', args: { apiKey: SECRET_ARG }, recordContent: true }, () => ({
+        body: SECRET_RESULT,
+      })),
     );
     await h.provider.forceFlush();
     expect(payload()).toContain(SECRET_ARG);
@@ -91,11 +114,18 @@ describe('privacy on the exported OTLP payload', () => {
       receiver.rawBodies.length = 0;
       receiver.requests.length = 0;
       const h = await pipeline({ redactContent });
-      const root = h.tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: `redact-${redactContent}` } });
+      const root = h.tracer.startSpan('invoke_agent', {
+        attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: `redact-${redactContent}` },
+      });
       for (let i = 0; i < 4; i += 1) {
         const span = h.tracer.startSpan(
           'execute_tool',
-          { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'db_query', [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify({ password: SECRET_ARG }) } },
+          {
+            attributes: {
+              [sc.ATTR_GEN_AI_TOOL_NAME]: 'db_query',
+              [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify({ password: SECRET_ARG }),
+            },
+          },
           trace.setSpan(ROOT_CONTEXT, root),
         );
         span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, JSON.stringify({ rows: [SECRET_RESULT] }));
@@ -117,7 +147,10 @@ describe('privacy on the exported OTLP payload', () => {
       }
       // Same verdicts either way: warning on the 3rd call, block on the 4th.
       expect(tools.map((a) => a[sc.ATTR_TOOL_LOOP_VERDICT])).toEqual([undefined, undefined, 'warning', 'critical']);
-      expect(h.events.map((e) => `${e.level}:${e.detector}`)).toEqual(['warning:generic_repeat', 'critical:generic_repeat']);
+      expect(h.events.map((e) => `${e.level}:${e.detector}`)).toEqual([
+        'warning:generic_repeat',
+        'critical:generic_repeat',
+      ]);
       // Loop events carry hashes and tool names, never content.
       for (const event of h.events) expect(JSON.stringify(event)).not.toContain('SECRET');
       await h.provider.shutdown();
@@ -128,12 +161,20 @@ describe('privacy on the exported OTLP payload', () => {
 describe('hash seed', () => {
   const warningKeyFor = async (options: ToolLoopSpanProcessorOptions): Promise<string> => {
     const events: LoopEvent[] = [];
-    const processor = await ToolLoopSpanProcessor.create({ config: CONFIG, onLoopEvent: (e) => void events.push(e), ...options });
+    const processor = await ToolLoopSpanProcessor.create({
+      config: CONFIG,
+      onLoopEvent: (e) => void events.push(e),
+      ...options,
+    });
     const provider = new BasicTracerProvider({ spanProcessors: [processor] });
     const tracer = provider.getTracer('seed');
     const root = tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'seeded' } });
     for (let i = 0; i < 3; i += 1) {
-      const span = tracer.startSpan('t', { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read', [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"pin":"1234"}' } }, trace.setSpan(ROOT_CONTEXT, root));
+      const span = tracer.startSpan(
+        't',
+        { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read', [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"pin":"1234"}' } },
+        trace.setSpan(ROOT_CONTEXT, root),
+      );
       span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, '"ok"');
       span.end();
     }
@@ -158,7 +199,11 @@ describe('hash seed', () => {
     const s2 = resolveProcessorOptions({ hashSeed: 'random' }, env).hashSeed;
     const fromEnv = resolveProcessorOptions({}, { TOOL_LOOP_GUARD_HASH_SEED: 'random' }).hashSeed;
     expect(new Set([s1, s2, fromEnv, 0n]).size).toBe(4);
-    const [d0, d1, d2] = await Promise.all([createDigester({ seed: 0n }), createDigester({ seed: s1 }), createDigester({ seed: s2 })]);
+    const [d0, d1, d2] = await Promise.all([
+      createDigester({ seed: 0n }),
+      createDigester({ seed: s1 }),
+      createDigester({ seed: s2 }),
+    ]);
     const secret = { pin: '1234' };
     expect(new Set([d0.digest(secret), d1.digest(secret), d2.digest(secret)]).size).toBe(3);
 

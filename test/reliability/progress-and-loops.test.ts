@@ -66,7 +66,16 @@ type ProgressOp =
   | { kind: 'compaction'; run: number };
 
 const progressOp: fc.Arbitrary<ProgressOp> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('call' as const), run: fc.nat({ max: 2 }), sig: fc.nat({ max: TOOLS.length - 1 }), result: fc.nat({ max: 2 }), neverEnds: fc.nat({ max: 9 }).map((n) => n === 0) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('call' as const),
+      run: fc.nat({ max: 2 }),
+      sig: fc.nat({ max: TOOLS.length - 1 }),
+      result: fc.nat({ max: 2 }),
+      neverEnds: fc.nat({ max: 9 }).map((n) => n === 0),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('end' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('compaction' as const), run: fc.nat({ max: 2 }) }) },
 );
@@ -83,52 +92,72 @@ describe('progress is never blocked', () => {
       const started = performance.now();
       const params = fcParams(60, 10);
       await fc.assert(
-        fc.asyncProperty(thresholds, fc.array(progressOp, { minLength: 1, maxLength: 120, size: 'large' }), async (loopDetection, ops) => {
-          const h = await setup(loopDetection);
-          const roots = [0, 1, 2].map((i) => h.tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: `run-${i}` } }));
-          const last = new Map<string, string>(); // `${run}|${sig}` → result of the last recorded identical call
-          const open: Array<Open | undefined> = [undefined, undefined, undefined]; // at most one ending call per run
-          let callId = 0;
-          const endOpen = (run: number) => {
-            const call = open[run];
-            if (!call) return;
-            call.span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, call.result);
-            call.span.end();
-            open[run] = undefined;
-          };
-          for (const op of ops) {
-            if (op.kind === 'compaction') {
-              h.tracer.startSpan(sc.ATTR_COMPACTION_RETRY, { attributes: { [sc.ATTR_COMPACTION_RETRY]: true } }, trace.setSpan(ROOT_CONTEXT, roots[op.run])).end();
-              continue;
-            }
-            if (op.kind === 'end') {
-              endOpen(op.pick % 3);
-              continue;
-            }
-            endOpen(op.run); // sequential within a run: the previous call has finished
-            const { tool, args } = TOOLS[op.sig];
-            const span = h.tracer.startSpan(
-              'execute_tool',
-              { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args, [sc.ATTR_GEN_AI_TOOL_CALL_ID]: `c${callId++}` } },
-              trace.setSpan(ROOT_CONTEXT, roots[op.run]),
+        fc.asyncProperty(
+          thresholds,
+          fc.array(progressOp, { minLength: 1, maxLength: 120, size: 'large' }),
+          async (loopDetection, ops) => {
+            const h = await setup(loopDetection);
+            const roots = [0, 1, 2].map((i) =>
+              h.tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: `run-${i}` } }),
             );
-            if (op.neverEnds) continue; // pending for good: no outcome, no "last result"
-            if (getToolLoopVerdict(span)?.level === 'critical') {
-              span.end(); // a vetoed call (here only ping_pong can veto) is not recorded
-              continue;
+            const last = new Map<string, string>(); // `${run}|${sig}` → result of the last recorded identical call
+            const open: Array<Open | undefined> = [undefined, undefined, undefined]; // at most one ending call per run
+            let callId = 0;
+            const endOpen = (run: number) => {
+              const call = open[run];
+              if (!call) return;
+              call.span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, call.result);
+              call.span.end();
+              open[run] = undefined;
+            };
+            for (const op of ops) {
+              if (op.kind === 'compaction') {
+                h.tracer
+                  .startSpan(
+                    sc.ATTR_COMPACTION_RETRY,
+                    { attributes: { [sc.ATTR_COMPACTION_RETRY]: true } },
+                    trace.setSpan(ROOT_CONTEXT, roots[op.run]),
+                  )
+                  .end();
+                continue;
+              }
+              if (op.kind === 'end') {
+                endOpen(op.pick % 3);
+                continue;
+              }
+              endOpen(op.run); // sequential within a run: the previous call has finished
+              const { tool, args } = TOOLS[op.sig];
+              const span = h.tracer.startSpan(
+                'execute_tool',
+                {
+                  attributes: {
+                    [sc.ATTR_GEN_AI_TOOL_NAME]: tool,
+                    [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
+                    [sc.ATTR_GEN_AI_TOOL_CALL_ID]: `c${callId++}`,
+                  },
+                },
+                trace.setSpan(ROOT_CONTEXT, roots[op.run]),
+              );
+              if (op.neverEnds) continue; // pending for good: no outcome, no "last result"
+              if (getToolLoopVerdict(span)?.level === 'critical') {
+                span.end(); // a vetoed call (here only ping_pong can veto) is not recorded
+                continue;
+              }
+              const key = `${op.run}|${op.sig}`;
+              let result = RESULTS[op.result];
+              if (last.get(key) === result) result = RESULTS[(op.result + 1) % RESULTS.length];
+              last.set(key, result);
+              open[op.run] = { span, result };
             }
-            const key = `${op.run}|${op.sig}`;
-            let result = RESULTS[op.result];
-            if (last.get(key) === result) result = RESULTS[(op.result + 1) % RESULTS.length];
-            last.set(key, result);
-            open[op.run] = { span, result };
-          }
-          for (let run = 0; run < 3; run += 1) endOpen(run);
-          const blocked = h.events.filter((event) => event.level === 'critical' && PROGRESS_DETECTORS.has(event.detector));
-          expect(blocked.map((event) => `${event.detector} ${event.count} ${event.runId}`)).toEqual([]);
-          expect(h.aborts).toEqual([]);
-          await h.provider.shutdown();
-        }),
+            for (let run = 0; run < 3; run += 1) endOpen(run);
+            const blocked = h.events.filter(
+              (event) => event.level === 'critical' && PROGRESS_DETECTORS.has(event.detector),
+            );
+            expect(blocked.map((event) => `${event.detector} ${event.count} ${event.runId}`)).toEqual([]);
+            expect(h.aborts).toEqual([]);
+            await h.provider.shutdown();
+          },
+        ),
         params,
       );
       reportCount('progress (sequential)', params.numRuns, started);
@@ -143,7 +172,15 @@ describe('progress is never blocked', () => {
       await fc.assert(
         fc.asyncProperty(
           thresholds,
-          fc.array(fc.record({ start: fc.boolean(), sig: fc.nat({ max: TOOLS.length - 1 }), pick: fc.nat(), compaction: fc.boolean() }), { minLength: 1, maxLength: 150, size: 'large' }),
+          fc.array(
+            fc.record({
+              start: fc.boolean(),
+              sig: fc.nat({ max: TOOLS.length - 1 }),
+              pick: fc.nat(),
+              compaction: fc.boolean(),
+            }),
+            { minLength: 1, maxLength: 150, size: 'large' },
+          ),
           async (loopDetection, steps) => {
             const h = await setup(loopDetection);
             const root = h.tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'parallel' } });
@@ -151,17 +188,32 @@ describe('progress is never blocked', () => {
             const open: Span[] = [];
             let fresh = 0;
             for (const step of steps) {
-              if (step.compaction && step.pick % 7 === 0) h.tracer.startSpan('c', { attributes: { [sc.ATTR_COMPACTION_RETRY]: true } }, ctx).end();
+              if (step.compaction && step.pick % 7 === 0)
+                h.tracer.startSpan('c', { attributes: { [sc.ATTR_COMPACTION_RETRY]: true } }, ctx).end();
               if (step.start || open.length === 0) {
                 const { tool, args } = TOOLS[step.sig];
-                open.push(h.tracer.startSpan('execute_tool', { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args, [sc.ATTR_GEN_AI_TOOL_CALL_ID]: `p${fresh}` } }, ctx));
+                open.push(
+                  h.tracer.startSpan(
+                    'execute_tool',
+                    {
+                      attributes: {
+                        [sc.ATTR_GEN_AI_TOOL_NAME]: tool,
+                        [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
+                        [sc.ATTR_GEN_AI_TOOL_CALL_ID]: `p${fresh}`,
+                      },
+                    },
+                    ctx,
+                  ),
+                );
               } else {
                 const [span] = open.splice(step.pick % open.length, 1);
                 span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, JSON.stringify(`fresh-${fresh++}`));
                 span.end();
               }
             }
-            const blocked = h.events.filter((event) => event.level === 'critical' && PROGRESS_DETECTORS.has(event.detector));
+            const blocked = h.events.filter(
+              (event) => event.level === 'critical' && PROGRESS_DETECTORS.has(event.detector),
+            );
             expect(blocked).toEqual([]);
             expect(h.aborts).toEqual([]);
             await h.provider.shutdown();
@@ -185,29 +237,62 @@ describe('loops are always caught', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom<Scenario>('generic', 'poll', 'breaker'),
-          fc.record({ w: fc.integer({ min: 1, max: 6 }), c: fc.integer({ min: 1, max: 8 }), b: fc.integer({ min: 1, max: 12 }), slack: fc.nat({ max: 10 }), pingPong: fc.boolean(), pollTool: fc.boolean() }),
+          fc.record({
+            w: fc.integer({ min: 1, max: 6 }),
+            c: fc.integer({ min: 1, max: 8 }),
+            b: fc.integer({ min: 1, max: 12 }),
+            slack: fc.nat({ max: 10 }),
+            pingPong: fc.boolean(),
+            pollTool: fc.boolean(),
+          }),
           fc.array(fc.array(spanOp, { maxLength: 6 }), { minLength: 40, maxLength: 40 }),
           async (scenario, knobs, noise) => {
             const detectors =
               scenario === 'breaker'
                 ? { genericRepeat: false, knownPollNoProgress: false, pingPong: knobs.pingPong }
                 : { genericRepeat: true, knownPollNoProgress: true, pingPong: knobs.pingPong };
-            const block = { enabled: true, warningThreshold: knobs.w, criticalThreshold: knobs.c, globalCircuitBreakerThreshold: knobs.b, detectors };
+            const block = {
+              enabled: true,
+              warningThreshold: knobs.w,
+              criticalThreshold: knobs.c,
+              globalCircuitBreakerThreshold: knobs.b,
+              detectors,
+            };
             const resolved = resolveLoopDetectionConfig(block);
-            const threshold = scenario === 'breaker' ? resolved.globalCircuitBreakerThreshold : resolved.criticalThreshold;
+            const threshold =
+              scenario === 'breaker' ? resolved.globalCircuitBreakerThreshold : resolved.criticalThreshold;
             const historySize = threshold + knobs.slack; // spec §b.6: thresholds above the window never fire
             const h = await setup({ ...block, historySize });
             const driver = new SpanDriver(h.tracer, h.advance, () => h.processor.forceFlush());
             const poll = scenario === 'poll' || (scenario === 'breaker' && knobs.pollTool);
-            const target = poll ? { tool: 'process', args: '{"action":"poll","sessionId":"s"}' } : { tool: 'read', args: '{"path":"/same"}' };
-            const expectedDetector = scenario === 'generic' ? 'generic_repeat' : scenario === 'poll' ? 'known_poll_no_progress' : 'global_circuit_breaker';
-            const root = h.tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'target-run' } });
+            const target = poll
+              ? { tool: 'process', args: '{"action":"poll","sessionId":"s"}' }
+              : { tool: 'read', args: '{"path":"/same"}' };
+            const expectedDetector =
+              scenario === 'generic'
+                ? 'generic_repeat'
+                : scenario === 'poll'
+                  ? 'known_poll_no_progress'
+                  : 'global_circuit_breaker';
+            const root = h.tracer.startSpan('invoke_agent', {
+              attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'target-run' },
+            });
             const ctx = trace.setSpan(ROOT_CONTEXT, root);
 
-            const targetCriticals = () => h.events.filter((event) => event.runId === 'target-run' && event.level === 'critical');
+            const targetCriticals = () =>
+              h.events.filter((event) => event.runId === 'target-run' && event.level === 'critical');
             for (let k = 1; k <= threshold + 2; k += 1) {
               for (const op of noise[(k - 1) % noise.length]) await driver.run(op); // other runs only
-              const span = h.tracer.startSpan('execute_tool', { attributes: { [sc.ATTR_GEN_AI_TOOL_NAME]: target.tool, [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: target.args } }, ctx);
+              const span = h.tracer.startSpan(
+                'execute_tool',
+                {
+                  attributes: {
+                    [sc.ATTR_GEN_AI_TOOL_NAME]: target.tool,
+                    [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: target.args,
+                  },
+                },
+                ctx,
+              );
               const verdict = getToolLoopVerdict(span);
               if (k <= threshold) {
                 // k - 1 identical completed calls precede this one: below the threshold.
@@ -223,7 +308,9 @@ describe('loops are always caught', () => {
             }
             const criticals = targetCriticals();
             expect(criticals).toHaveLength(2);
-            expect(criticals.every((event) => event.detector === expectedDetector && event.count === threshold)).toBe(true);
+            expect(criticals.every((event) => event.detector === expectedDetector && event.count === threshold)).toBe(
+              true,
+            );
             await h.provider.shutdown();
           },
         ),

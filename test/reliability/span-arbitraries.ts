@@ -5,7 +5,17 @@
  * random attribute types and values (strings, numbers incl. NaN/±Infinity, booleans, arrays,
  * invalid JSON in `gen_ai.tool.call.arguments` / `result`, huge and empty strings).
  */
-import { ROOT_CONTEXT, SpanStatusCode, TraceFlags, trace, type AttributeValue, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type AttributeValue,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import fc from 'fast-check';
 import * as sc from '../../src/semconv.js';
 
@@ -16,29 +26,36 @@ const TOOL_NAME_10K = 't'.repeat(10 * 1024);
 
 const stringValue = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(BIG, JSON.stringify(BIG), DEEP_JSON) },
-  { weight: 30, arbitrary: fc.constantFrom(
-    '',
-    '   ',
-    '{',
-    '[1,',
-    'nul',
-    '"unterminated',
-    '{"a":1}',
-    '{"path":"/same"}',
-    '{"action":"poll","sessionId":"s"}',
-    '"just a string"',
-    '123',
-    'true',
-    'null',
-    '{"content":[{"type":"text","text":"same"}],"details":{"status":"running"}}',
-    '{"content":[{"type":"text","text":"x"}],"details":{"status":"blocked","deniedReason":"tool-loop"}}',
-    '\ud800lone surrogate',
-  ) },
+  {
+    weight: 30,
+    arbitrary: fc.constantFrom(
+      '',
+      '   ',
+      '{',
+      '[1,',
+      'nul',
+      '"unterminated',
+      '{"a":1}',
+      '{"path":"/same"}',
+      '{"action":"poll","sessionId":"s"}',
+      '"just a string"',
+      '123',
+      'true',
+      'null',
+      '{"content":[{"type":"text","text":"same"}],"details":{"status":"running"}}',
+      '{"content":[{"type":"text","text":"x"}],"details":{"status":"blocked","deniedReason":"tool-loop"}}',
+      '\ud800lone surrogate',
+    ),
+  },
   { weight: 10, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 10, arbitrary: fc.json({ maxDepth: 3 }) },
 );
 
-const numberValue = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, Number.MAX_SAFE_INTEGER));
+const numberValue = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, Number.MAX_SAFE_INTEGER),
+);
 
 /** Any OTel attribute value, including homogeneous arrays with null holes. */
 export const attributeValue: fc.Arbitrary<AttributeValue> = fc.oneof(
@@ -52,7 +69,10 @@ export const attributeValue: fc.Arbitrary<AttributeValue> = fc.oneof(
 
 /** Tool names: a small set so repeats happen, plus blank, huge and non-string ones. */
 export const toolNameValue: fc.Arbitrary<AttributeValue> = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom('read', 'write', 'exec', 'process', 'command_status', 'message', 'update_plan') },
+  {
+    weight: 8,
+    arbitrary: fc.constantFrom('read', 'write', 'exec', 'process', 'command_status', 'message', 'update_plan'),
+  },
   { weight: 1, arbitrary: fc.constantFrom('', '   ', TOOL_NAME_10K, 'Unknown Tool') },
   { weight: 1, arbitrary: fc.oneof(numberValue, fc.boolean(), fc.constant(['read'] as string[])) },
 );
@@ -88,7 +108,15 @@ const target = fc.nat({ max: 60 });
 
 export type SpanOp =
   | { kind: 'startRun'; parent: number; runId?: AttributeValue; agentId?: AttributeValue; attrs: Attributes }
-  | { kind: 'startTool'; parent: number; tool: AttributeValue; args?: AttributeValue; callId?: AttributeValue; runId?: AttributeValue; attrs: Attributes }
+  | {
+      kind: 'startTool';
+      parent: number;
+      tool: AttributeValue;
+      args?: AttributeValue;
+      callId?: AttributeValue;
+      runId?: AttributeValue;
+      attrs: Attributes;
+    }
   | { kind: 'call'; parent: number; tool: string; args: string; result: string }
   | { kind: 'setAttr'; target: number; key: string; value: AttributeValue }
   | { kind: 'result'; target: number; value: AttributeValue }
@@ -102,7 +130,13 @@ export const spanOp: fc.Arbitrary<SpanOp> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record(
-      { kind: fc.constant('startRun' as const), parent: parentRef, runId: runIdValue, agentId: fc.constantFrom('agent-1', 'agent-2', ''), attrs: extraAttributes },
+      {
+        kind: fc.constant('startRun' as const),
+        parent: parentRef,
+        runId: runIdValue,
+        agentId: fc.constantFrom('agent-1', 'agent-2', ''),
+        attrs: extraAttributes,
+      },
       { requiredKeys: ['kind', 'parent', 'attrs'] },
     ),
   },
@@ -113,7 +147,10 @@ export const spanOp: fc.Arbitrary<SpanOp> = fc.oneof(
         kind: fc.constant('startTool' as const),
         parent: parentRef,
         tool: toolNameValue,
-        args: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('{"path":"/same"}', '{"action":"poll","sessionId":"s"}', '{"n":1}') }, { weight: 2, arbitrary: attributeValue }),
+        args: fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom('{"path":"/same"}', '{"action":"poll","sessionId":"s"}', '{"n":1}') },
+          { weight: 2, arbitrary: attributeValue },
+        ),
         callId: fc.oneof(fc.constantFrom('c1', 'c2', 'c3'), fc.string({ maxLength: 4 })),
         runId: runIdValue,
         attrs: extraAttributes,
@@ -133,24 +170,41 @@ export const spanOp: fc.Arbitrary<SpanOp> = fc.oneof(
       result: fc.constantFrom('"same"', '"same"', '"same"', '"same"', '"other"'),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('setAttr' as const), target, key: attrKey, value: attributeValue }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('setAttr' as const), target, key: attrKey, value: attributeValue }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('result' as const),
       target,
-      value: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('"same"', '{"content":[{"type":"text","text":"same"}]}', '"other"') }, { weight: 2, arbitrary: attributeValue }),
+      value: fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom('"same"', '{"content":[{"type":"text","text":"same"}]}', '"other"') },
+        { weight: 2, arbitrary: attributeValue },
+      ),
     }),
   },
   {
     weight: 1,
     arbitrary: fc.record(
-      { kind: fc.constant('error' as const), target, message: fc.constantFrom('Unknown tool: ghost', 'Tool exec not found', 'boom', ''), exception: fc.constantFrom('Tool x is not available', 'kaput') },
+      {
+        kind: fc.constant('error' as const),
+        target,
+        message: fc.constantFrom('Unknown tool: ghost', 'Tool exec not found', 'boom', ''),
+        exception: fc.constantFrom('Tool x is not available', 'kaput'),
+      },
       { requiredKeys: ['kind', 'target'] },
     ),
   },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('end' as const), target }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('compaction' as const), parent: parentRef, runId: runIdValue }, { requiredKeys: ['kind', 'parent'] }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { kind: fc.constant('compaction' as const), parent: parentRef, runId: runIdValue },
+      { requiredKeys: ['kind', 'parent'] },
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 5_000 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'flush' as const }) },
 );
@@ -202,7 +256,12 @@ export class SpanDriver {
     if (ref === -2) {
       this.remoteCount += 1;
       const hex = this.remoteCount.toString(16).padStart(16, '0');
-      return trace.setSpanContext(ROOT_CONTEXT, { traceId: `${hex}${hex}`, spanId: hex, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+      return trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: `${hex}${hex}`,
+        spanId: hex,
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+      });
     }
     return trace.setSpan(ROOT_CONTEXT, this.spans[ref % this.spans.length]);
   }
@@ -222,7 +281,11 @@ export class SpanDriver {
         return;
       }
       case 'startTool': {
-        const attributes: Attributes = { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, ...op.attrs, [sc.ATTR_GEN_AI_TOOL_NAME]: op.tool };
+        const attributes: Attributes = {
+          [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+          ...op.attrs,
+          [sc.ATTR_GEN_AI_TOOL_NAME]: op.tool,
+        };
         if (op.args !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = op.args;
         if (op.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = op.callId;
         if (op.runId !== undefined) attributes[sc.ATTR_TOOL_LOOP_RUN_ID] = op.runId;
@@ -251,7 +314,11 @@ export class SpanDriver {
         const span = this.target(op.target);
         if (!span) return;
         if (op.exception !== undefined) span.recordException(new Error(op.exception));
-        span.setStatus(op.message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: op.message });
+        span.setStatus(
+          op.message === undefined
+            ? { code: SpanStatusCode.ERROR }
+            : { code: SpanStatusCode.ERROR, message: op.message },
+        );
         return;
       }
       case 'end':

@@ -7,7 +7,12 @@
  * The long run (`FUZZ_RUNS=100000`, `npm run fuzz`) prints the number of sequences covered.
  */
 import { diag, DiagLogLevel } from '@opentelemetry/api';
-import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../src/config/index.js';
@@ -19,16 +24,26 @@ import { fuzzSettings, SpanDriver, spanOp } from './span-arbitraries.js';
 
 /** Every history a run holds, checked against `historySize` after each write. */
 const historyViolations: string[] = [];
-// eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with apply(this) by the wrappers below
-const original = { appendCall: ToolCallHistory.prototype.appendCall, attachOutcome: ToolCallHistory.prototype.attachOutcome };
+/* eslint-disable @typescript-eslint/unbound-method -- kept to be called with apply(this) by the wrappers below */
+const original = {
+  appendCall: ToolCallHistory.prototype.appendCall,
+  attachOutcome: ToolCallHistory.prototype.attachOutcome,
+};
+/* eslint-enable @typescript-eslint/unbound-method */
 
 beforeAll(() => {
-  ToolCallHistory.prototype.appendCall = function (this: ToolCallHistory, ...args: Parameters<ToolCallHistory['appendCall']>) {
+  ToolCallHistory.prototype.appendCall = function (
+    this: ToolCallHistory,
+    ...args: Parameters<ToolCallHistory['appendCall']>
+  ) {
     original.appendCall.apply(this, args);
     const historySize = args[4];
     if (this.size > historySize) historyViolations.push(`recordCall: ${this.size} > ${historySize}`);
   };
-  ToolCallHistory.prototype.attachOutcome = function (this: ToolCallHistory, ...args: Parameters<ToolCallHistory['attachOutcome']>) {
+  ToolCallHistory.prototype.attachOutcome = function (
+    this: ToolCallHistory,
+    ...args: Parameters<ToolCallHistory['attachOutcome']>
+  ) {
     original.attachOutcome.apply(this, args);
     const historySize = args[6];
     if (this.size > historySize) historyViolations.push(`recordOutcome: ${this.size} > ${historySize}`);
@@ -66,47 +81,57 @@ describe('span-operation fuzz through a real BasicTracerProvider', () => {
       const seen = { warning: 0, critical: 0, abort: 0, capacity: 0, idle: 0, rootEnded: 0 };
 
       await fc.assert(
-        fc.asyncProperty(fuzzSettings, fc.array(spanOp, { minLength: 1, maxLength: 80, size: 'medium' }), async (settings, ops) => {
-          sequences += 1;
-          logger.lines.length = 0;
-          historyViolations.length = 0;
-          let now = 1_000_000;
-          const processor = await ToolLoopSpanProcessor.create({
-            config: { tools: { loopDetection: settings.loopDetection } },
-            maxLiveRuns: settings.maxLiveRuns,
-            runIdleTtlMs: settings.runIdleTtlMs,
-            abortOnCritical: settings.abortOnCritical,
-            redactContent: settings.redactContent,
-            clock: () => now,
-            onLoopEvent: (event) => {
-              seen[event.level] += 1;
-              if (settings.callbacksThrow) throw new Error('user onLoopEvent failed');
-            },
-            onAbort: () => {
-              seen.abort += 1;
-              if (settings.callbacksThrow) throw new Error('user onAbort failed');
-            },
-          });
-          const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(new CountingExporter())] });
-          const tracer = provider.getTracer('fuzz');
-          const driver = new SpanDriver(tracer, (ms) => (now += ms), () => processor.forceFlush());
-          const historySize = resolveLoopDetectionConfig(settings.loopDetection).historySize;
+        fc.asyncProperty(
+          fuzzSettings,
+          fc.array(spanOp, { minLength: 1, maxLength: 80, size: 'medium' }),
+          async (settings, ops) => {
+            sequences += 1;
+            logger.lines.length = 0;
+            historyViolations.length = 0;
+            let now = 1_000_000;
+            const processor = await ToolLoopSpanProcessor.create({
+              config: { tools: { loopDetection: settings.loopDetection } },
+              maxLiveRuns: settings.maxLiveRuns,
+              runIdleTtlMs: settings.runIdleTtlMs,
+              abortOnCritical: settings.abortOnCritical,
+              redactContent: settings.redactContent,
+              clock: () => now,
+              onLoopEvent: (event) => {
+                seen[event.level] += 1;
+                if (settings.callbacksThrow) throw new Error('user onLoopEvent failed');
+              },
+              onAbort: () => {
+                seen.abort += 1;
+                if (settings.callbacksThrow) throw new Error('user onAbort failed');
+              },
+            });
+            const provider = new BasicTracerProvider({
+              spanProcessors: [processor, new SimpleSpanProcessor(new CountingExporter())],
+            });
+            const tracer = provider.getTracer('fuzz');
+            const driver = new SpanDriver(
+              tracer,
+              (ms) => (now += ms),
+              () => processor.forceFlush(),
+            );
+            const historySize = resolveLoopDetectionConfig(settings.loopDetection).historySize;
 
-          for (const op of ops) {
-            operations += 1;
-            await driver.run(op); // a throw here fails the property: it reached the caller
-            expect(processor.getStats().liveRuns).toBeLessThanOrEqual(settings.maxLiveRuns);
-          }
-          expect(historyViolations, `historySize ${historySize}`).toEqual([]);
-          const internal = logger.lines.filter((line) => /on(Start|Ending|End) failed/.test(line.text));
-          expect(internal.map((line) => line.text.slice(0, 400))).toEqual([]);
-          const stats = processor.getStats();
-          seen.capacity += stats.releasedRuns.capacity;
-          seen.idle += stats.releasedRuns.idle;
-          seen.rootEnded += stats.releasedRuns['root-ended'];
-          await provider.shutdown();
-          expect(processor.getStats().liveRuns).toBe(0);
-        }),
+            for (const op of ops) {
+              operations += 1;
+              await driver.run(op); // a throw here fails the property: it reached the caller
+              expect(processor.getStats().liveRuns).toBeLessThanOrEqual(settings.maxLiveRuns);
+            }
+            expect(historyViolations, `historySize ${historySize}`).toEqual([]);
+            const internal = logger.lines.filter((line) => /on(Start|Ending|End) failed/.test(line.text));
+            expect(internal.map((line) => line.text.slice(0, 400))).toEqual([]);
+            const stats = processor.getStats();
+            seen.capacity += stats.releasedRuns.capacity;
+            seen.idle += stats.releasedRuns.idle;
+            seen.rootEnded += stats.releasedRuns['root-ended'];
+            await provider.shutdown();
+            expect(processor.getStats().liveRuns).toBe(0);
+          },
+        ),
         params,
       );
       reportCount('span-operation sequences (processor)', sequences, started);

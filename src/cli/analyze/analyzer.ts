@@ -16,7 +16,6 @@ import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-repla
 import type { SpanView } from '../../spans/span-view.js';
 import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS } from '../../otel/options.js';
 
-
 export interface AnalyzeOptions {
   /** Files and folders (folders are walked for .json / .jsonl / .ndjson). */
   readonly inputs: readonly string[];
@@ -95,7 +94,11 @@ export interface AnalyzeReport {
   readonly problems: readonly InputProblem[];
 }
 
-function runReport(base: { id: string; format: InputFormat; source?: string; service?: string; agentId?: string }, counters: RunCounters, events: readonly ReplayEvent[]): RunReport {
+function runReport(
+  base: { id: string; format: InputFormat; source?: string; service?: string; agentId?: string },
+  counters: RunCounters,
+  events: readonly ReplayEvent[],
+): RunReport {
   return {
     ...base,
     calls: counters.calls,
@@ -105,7 +108,12 @@ function runReport(base: { id: string; format: InputFormat; source?: string; ser
     aborts: counters.aborts,
     arms: counters.arms,
     ...(counters.firstBlock !== undefined
-      ? { firstBlock: counters.firstBlockStep !== undefined ? { call: counters.firstBlock, step: counters.firstBlockStep } : { call: counters.firstBlock } }
+      ? {
+          firstBlock:
+            counters.firstBlockStep !== undefined
+              ? { call: counters.firstBlock, step: counters.firstBlockStep }
+              : { call: counters.firstBlock },
+        }
       : {}),
     ...(counters.firstAbort !== undefined ? { firstAbort: counters.firstAbort } : {}),
     events,
@@ -152,13 +160,19 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
     let fileProblems = 0;
     let trajectory: { sequence: CallSequence; replayer: SpanReplayer } | undefined;
     let empty = false;
-    const progress = () => options.progress?.update(() => `analyzing ${fileIndex + 1}/${expanded.files.length} ${file}: ${spans} spans, ${calls} calls`);
+    const progress = () =>
+      options.progress?.update(
+        () => `analyzing ${fileIndex + 1}/${expanded.files.length} ${file}: ${spans} spans, ${calls} calls`,
+      );
     await readInputFile(file, options.format, {
       format(detected, how) {
         format = detected;
         layout = how;
         if (detected === 'trajectory') {
-          trajectory = { sequence: new CallSequence(file), replayer: new SpanReplayer({ ...replayOptions, maxLiveRuns: 1 }) };
+          trajectory = {
+            sequence: new CallSequence(file),
+            replayer: new SpanReplayer({ ...replayOptions, maxLiveRuns: 1 }),
+          };
           trajectory.sequence.open(trajectory.replayer);
         }
       },
@@ -166,17 +180,19 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
         spans += 1;
         if (span.service !== undefined && !services.has(span.process)) services.set(span.process, span.service);
         const ids = { traceId: span.traceId, spanId: span.spanId };
-        pool.push(pooledSpan({
-          traceId: span.traceId,
-          spanId: span.spanId,
-          ...(span.parentSpanId !== undefined ? { parentSpanId: span.parentSpanId } : {}),
-          startUs: span.startUs,
-          endUs: span.endUs,
-          process: span.process,
-          source: file,
-          // Adapters may read the span's ids (e.g. for calls whose arguments were not captured).
-          prepared: prepareSpan(adapters, digester, { ...span.view, spanContext: () => ids } as SpanView),
-        }));
+        pool.push(
+          pooledSpan({
+            traceId: span.traceId,
+            spanId: span.spanId,
+            ...(span.parentSpanId !== undefined ? { parentSpanId: span.parentSpanId } : {}),
+            startUs: span.startUs,
+            endUs: span.endUs,
+            process: span.process,
+            source: file,
+            // Adapters may read the span's ids (e.g. for calls whose arguments were not captured).
+            prepared: prepareSpan(adapters, digester, { ...span.view, spanContext: () => ids } as SpanView),
+          }),
+        );
         if ((spans & 1023) === 0) progress();
       },
       call(call) {
@@ -194,11 +210,25 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
       },
     });
     progress();
-    inputs.push({ file, ...(format !== undefined ? { format } : {}), ...(layout !== undefined ? { layout } : {}), spans, calls, problems: fileProblems, ...(empty ? { empty } : {}) });
+    inputs.push({
+      file,
+      ...(format !== undefined ? { format } : {}),
+      ...(layout !== undefined ? { layout } : {}),
+      spans,
+      calls,
+      problems: fileProblems,
+      ...(empty ? { empty } : {}),
+    });
     if (trajectory) {
       trajectory.sequence.close(trajectory.replayer);
       const replay = trajectory.replayer.runs[0]?.replay;
-      runs.push(runReport({ id: file, format: 'trajectory', source: file }, replay?.counters ?? emptyCounters(), replay?.events ?? []));
+      runs.push(
+        runReport(
+          { id: file, format: 'trajectory', source: file },
+          replay?.counters ?? emptyCounters(),
+          replay?.events ?? [],
+        ),
+      );
     }
   }
 

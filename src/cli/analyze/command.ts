@@ -59,9 +59,11 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
   }
   if (positionals.length === 0) throw new UsageError('analyze needs at least one file or folder');
   const format = values.format as InputFormat | undefined;
-  if (format !== undefined && !INPUT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${INPUT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+  if (format !== undefined && !INPUT_FORMATS.includes(format))
+    throw new UsageError(`--format must be one of ${INPUT_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
   const failOn = values['fail-on'];
-  if (failOn !== undefined && failOn !== 'warning' && failOn !== 'critical') throw new UsageError(`--fail-on must be warning or critical, got ${JSON.stringify(failOn)}`);
+  if (failOn !== undefined && failOn !== 'warning' && failOn !== 'critical')
+    throw new UsageError(`--fail-on must be warning or critical, got ${JSON.stringify(failOn)}`);
   const overrides = readOverrides(values);
 
   const printed = new Set<string>();
@@ -97,7 +99,10 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
   if (values.json) io.stdout(`${JSON.stringify(analyzeJson(report, { version: PACKAGE_VERSION }), null, 2)}\n`);
   else io.stdout(formatAnalyzeText(report, { allRuns: values['all-runs'] === true }));
 
-  if (report.runs.length === 0 && !report.inputs.some((input) => input.empty || (input.format !== undefined && input.format !== 'index'))) {
+  if (
+    report.runs.length === 0 &&
+    !report.inputs.some((input) => input.empty || (input.format !== undefined && input.format !== 'index'))
+  ) {
     io.stderr('error: no input could be analysed\n');
     return 2;
   }

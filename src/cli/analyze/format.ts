@@ -9,7 +9,9 @@ export function describeConfig(config: ResolvedLoopDetectionConfig): string {
   const detectors = config.enabled
     ? `rolling detectors on (warning ${config.warningThreshold}, critical ${config.criticalThreshold}, breaker ${config.globalCircuitBreakerThreshold}, unknown-tool ${config.unknownToolThreshold}, history ${config.historySize})`
     : 'rolling detectors off (tools.loopDetection.enabled is not true; --enable turns them on)';
-  const guard = config.postCompactionGuard.enabled ? `post-compaction guard on (window ${config.postCompactionGuard.windowSize})` : 'post-compaction guard off';
+  const guard = config.postCompactionGuard.enabled
+    ? `post-compaction guard on (window ${config.postCompactionGuard.windowSize})`
+    : 'post-compaction guard off';
   return `${detectors}; ${guard}`;
 }
 
@@ -63,11 +65,24 @@ export function formatAnalyzeText(report: AnalyzeReport, options: { allRuns?: bo
     `${totals.runsWithBlocks} runs blocked`,
   ]);
   out.push(`\nSummary\n`);
-  out.push(renderTable(['run', 'calls', 'warnings', 'blocks', 'aborts', 'first block'], rows, [false, true, true, true, true, true]));
+  out.push(
+    renderTable(['run', 'calls', 'warnings', 'blocks', 'aborts', 'first block'], rows, [
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]),
+  );
   const indexes = report.inputs.filter((input) => input.format === 'index').length;
-  if (indexes > 0) out.push(`${indexes} trajectory index file${indexes === 1 ? '' : 's'} (labels for \`sweep --index\`) skipped\n`);
+  if (indexes > 0)
+    out.push(`${indexes} trajectory index file${indexes === 1 ? '' : 's'} (labels for \`sweep --index\`) skipped\n`);
   const empty = report.inputs.filter((input) => input.empty).length;
-  if (empty > 0) out.push(`${empty} empty file${empty === 1 ? '' : 's'} (no tool calls) skipped; use --format trajectory to count them as runs without calls\n`);
+  if (empty > 0)
+    out.push(
+      `${empty} empty file${empty === 1 ? '' : 's'} (no tool calls) skipped; use --format trajectory to count them as runs without calls\n`,
+    );
   if (report.problems.length > 0) {
     out.push(`\n${report.problems.length} input problem${report.problems.length === 1 ? '' : 's'}:\n`);
     for (const problem of report.problems) out.push(`  ${formatProblem(problem)}\n`);

@@ -13,7 +13,8 @@ export function normalizeId(value: unknown, bytes: number, hexOnly = false): str
   if (text === '') return undefined;
   let hex: string | undefined;
   const base64Length = Math.ceil(bytes / 3) * 4;
-  if (HEX.test(text) && (hexOnly || text.length === bytes * 2 || text.length !== base64Length)) hex = text.toLowerCase();
+  if (HEX.test(text) && (hexOnly || text.length === bytes * 2 || text.length !== base64Length))
+    hex = text.toLowerCase();
   else if (!hexOnly && BASE64.test(text)) {
     const decoded = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
     if (decoded.length > 0) hex = decoded.toString('hex');

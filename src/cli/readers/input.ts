@@ -41,7 +41,8 @@ export function detectFormat(value: unknown): DetectedKind | undefined {
   if (otlpResourceSpans(value)) return 'otlp';
   if (jaegerTraces(value)) return 'jaeger';
   if (isTrajectoryLine(value)) return 'trajectory';
-  if (typeof value === 'object' && value !== null && Array.isArray((value as { trajectories?: unknown }).trajectories)) return 'index';
+  if (typeof value === 'object' && value !== null && Array.isArray((value as { trajectories?: unknown }).trajectories))
+    return 'index';
   return undefined;
 }
 
@@ -87,7 +88,8 @@ function lineOfParseError(text: string, message: string): number | undefined {
   return undefined;
 }
 
-const UNKNOWN_FORMAT = 'unknown format: expected OTLP JSON ({resourceSpans: [...]}), Jaeger JSON ({data: [{spans}]}) or trajectory JSONL ({step, tool, args, result} per line); use --format to force one';
+const UNKNOWN_FORMAT =
+  'unknown format: expected OTLP JSON ({resourceSpans: [...]}), Jaeger JSON ({data: [{spans}]}) or trajectory JSONL ({step, tool, args, result} per line); use --format to force one';
 
 /**
  * Reads one file into `sink`. Never throws: unreadable files, unknown formats and malformed
@@ -134,7 +136,8 @@ export async function readInputFile(file: string, forced: InputFormat | undefine
     }
   };
 
-  let layout: 'lines' | 'document' | undefined = forced === 'trajectory' || LINE_EXTENSIONS.has(extname(file).toLowerCase()) ? 'lines' : undefined;
+  let layout: 'lines' | 'document' | undefined =
+    forced === 'trajectory' || LINE_EXTENSIONS.has(extname(file).toLowerCase()) ? 'lines' : undefined;
   const stream = createReadStream(file, { encoding: 'utf8' });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNumber = 0;

@@ -68,12 +68,18 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
       const spanId = normalizeId(span.spanID, 8, true);
       const startUs = micros(span.startTime);
       if (!traceId || !spanId || startUs === undefined) {
-        sink.problem(`span ${JSON.stringify(span.operationName ?? '?')} skipped: missing traceID, spanID or startTime`, line);
+        sink.problem(
+          `span ${JSON.stringify(span.operationName ?? '?')} skipped: missing traceID, spanID or startTime`,
+          line,
+        );
         continue;
       }
       const references = Array.isArray(span.references) ? span.references.filter(isRecord) : [];
       const parentRef =
-        references.find((ref) => ref.refType === 'CHILD_OF' && (ref.traceID === undefined || normalizeId(ref.traceID, 16, true) === traceId)) ??
+        references.find(
+          (ref) =>
+            ref.refType === 'CHILD_OF' && (ref.traceID === undefined || normalizeId(ref.traceID, 16, true) === traceId),
+        ) ??
         references.find((ref) => ref.refType === 'CHILD_OF') ??
         references[0];
       const parentSpanId = normalizeId(parentRef?.spanID ?? span.parentSpanID, 8, true);
@@ -82,7 +88,10 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
       const failed = statusCode === 'ERROR' || (statusCode === undefined && attributes.error === true);
       const description = attributes['otel.status_description'];
       const status = failed
-        ? { code: STATUS_CODE_ERROR, ...(typeof description === 'string' && description !== '' ? { message: description } : {}) }
+        ? {
+            code: STATUS_CODE_ERROR,
+            ...(typeof description === 'string' && description !== '' ? { message: description } : {}),
+          }
         : { code: statusCode === 'OK' ? 1 : 0 };
       const events = Array.isArray(span.logs)
         ? span.logs.filter(isRecord).map((log) => {
@@ -94,7 +103,8 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
         : [];
       const processId = typeof span.processID === 'string' ? span.processID : '';
       const processInfo = isRecord(span.process) ? span.process : processes[processId];
-      const service = isRecord(processInfo) && typeof processInfo.serviceName === 'string' ? processInfo.serviceName : undefined;
+      const service =
+        isRecord(processInfo) && typeof processInfo.serviceName === 'string' ? processInfo.serviceName : undefined;
       sink.span({
         traceId,
         spanId,

@@ -93,7 +93,9 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
     const resource = isRecord(resourceSpan.resource) ? keyValues(resourceSpan.resource.attributes) : {};
     const process = processKey(resource);
     const service = typeof resource[ATTR_SERVICE_NAME] === 'string' ? resource[ATTR_SERVICE_NAME] : undefined;
-    const scopes = field(resourceSpan, 'scopeSpans', 'scope_spans') ?? field(resourceSpan, 'instrumentationLibrarySpans', 'instrumentation_library_spans');
+    const scopes =
+      field(resourceSpan, 'scopeSpans', 'scope_spans') ??
+      field(resourceSpan, 'instrumentationLibrarySpans', 'instrumentation_library_spans');
     if (!Array.isArray(scopes)) continue;
     for (const scope of scopes) {
       if (!isRecord(scope) || !Array.isArray(scope.spans)) continue;
@@ -103,13 +105,19 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
         const spanId = normalizeId(field(span, 'spanId', 'span_id'), 8);
         const startUs = nanosToMicros(field(span, 'startTimeUnixNano', 'start_time_unix_nano'));
         if (!traceId || !spanId || startUs === undefined) {
-          sink.problem(`span ${JSON.stringify(span.name ?? '?')} skipped: missing traceId, spanId or startTimeUnixNano`, line);
+          sink.problem(
+            `span ${JSON.stringify(span.name ?? '?')} skipped: missing traceId, spanId or startTimeUnixNano`,
+            line,
+          );
           continue;
         }
         const endUs = nanosToMicros(field(span, 'endTimeUnixNano', 'end_time_unix_nano')) ?? startUs;
         const parentSpanId = normalizeId(field(span, 'parentSpanId', 'parent_span_id'), 8);
         const events = Array.isArray(span.events)
-          ? span.events.filter(isRecord).map((event) => ({ name: typeof event.name === 'string' ? event.name : '', attributes: keyValues(event.attributes) }))
+          ? span.events.filter(isRecord).map((event) => ({
+              name: typeof event.name === 'string' ? event.name : '',
+              attributes: keyValues(event.attributes),
+            }))
           : [];
         sink.span({
           traceId,
@@ -119,7 +127,12 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
           endUs,
           process,
           ...(service !== undefined ? { service } : {}),
-          view: { name: typeof span.name === 'string' ? span.name : '', attributes: keyValues(span.attributes), status: statusOf(span.status), events },
+          view: {
+            name: typeof span.name === 'string' ? span.name : '',
+            attributes: keyValues(span.attributes),
+            status: statusOf(span.status),
+            events,
+          },
         });
       }
     }

@@ -1,4 +1,10 @@
-import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT, ATTR_GEN_AI_TOOL_NAME, GEN_AI_OPERATION_EXECUTE_TOOL } from '../../semconv.js';
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_GEN_AI_TOOL_NAME,
+  GEN_AI_OPERATION_EXECUTE_TOOL,
+} from '../../semconv.js';
 import { STATUS_CODE_ERROR, type SpanView } from '../../spans/span-view.js';
 import type { TrajectoryCall } from './types.js';
 import { isRecord } from '../../util/is-record.js';
@@ -43,9 +49,14 @@ export function trajectoryCallSpan(call: TrajectoryCall): SpanView {
     [ATTR_GEN_AI_TOOL_NAME]: call.tool,
     [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify(call.args === undefined ? null : call.args),
   };
-  const resultText = call.result === undefined ? undefined : typeof call.result === 'string' ? call.result : JSON.stringify(call.result);
+  const resultText =
+    call.result === undefined ? undefined : typeof call.result === 'string' ? call.result : JSON.stringify(call.result);
   if (call.error) {
-    return { name: `${GEN_AI_OPERATION_EXECUTE_TOOL} ${call.tool}`, attributes, status: { code: STATUS_CODE_ERROR, message: resultText ?? '' } };
+    return {
+      name: `${GEN_AI_OPERATION_EXECUTE_TOOL} ${call.tool}`,
+      attributes,
+      status: { code: STATUS_CODE_ERROR, message: resultText ?? '' },
+    };
   }
   if (resultText !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_RESULT] = resultText;
   return { name: `${GEN_AI_OPERATION_EXECUTE_TOOL} ${call.tool}`, attributes, status: { code: 0 } };

@@ -26,7 +26,12 @@ export class CallSequence {
 
   /** Hashes a trajectory line as {@link add} does, without keeping it (a streamed run). */
   prepare(digester: Digester, call: TrajectoryCall, seq: number): ReplaySpan {
-    return replaySpan(this.runKey, String(seq), prepareSpan(TRAJECTORY_ADAPTERS, digester, trajectoryCallSpan(call)), call.step);
+    return replaySpan(
+      this.runKey,
+      String(seq),
+      prepareSpan(TRAJECTORY_ADAPTERS, digester, trajectoryCallSpan(call)),
+      call.step,
+    );
   }
 
   /** Opens the run: its root span starts. */
@@ -59,5 +64,12 @@ export class CallSequence {
 
 function replaySpan(traceId: string, spanId: string, prepared: PreparedSpan, step: number | undefined): ReplaySpan {
   const ids = { traceId, spanId };
-  return { traceId, spanId, ...(spanId === 'root' ? {} : { parentSpanId: 'root' }), spanContext: () => ids, prepared, ...(step !== undefined ? { step } : {}) };
+  return {
+    traceId,
+    spanId,
+    ...(spanId === 'root' ? {} : { parentSpanId: 'root' }),
+    spanContext: () => ids,
+    prepared,
+    ...(step !== undefined ? { step } : {}),
+  };
 }

@@ -60,7 +60,22 @@ function windows(row: SweepRow): string {
 /** The sweep table. */
 export function formatSweepRows(rows: readonly SweepRow[]): string {
   return renderTable(
-    ['warn', 'crit', 'breaker', 'history', 'window', 'FP resolved', 'loops blocked', 'by agent', 'first block', 'calls saved', 'saved %', 'warn/run', 'resolved warned', 'other unres. blocked'],
+    [
+      'warn',
+      'crit',
+      'breaker',
+      'history',
+      'window',
+      'FP resolved',
+      'loops blocked',
+      'by agent',
+      'first block',
+      'calls saved',
+      'saved %',
+      'warn/run',
+      'resolved warned',
+      'other unres. blocked',
+    ],
     rows.map((row) => [
       String(row.warningThreshold),
       String(row.criticalThreshold),
@@ -129,7 +144,9 @@ export async function runSweep(argv: readonly string[], io: CliIo): Promise<numb
   }
   if (positionals.length > 0) {
     const roots = positionals.map((folder) => resolve(folder));
-    labels = labels.filter((label) => roots.some((root) => label.file === root || label.file.startsWith(root.endsWith(sep) ? root : root + sep)));
+    labels = labels.filter((label) =>
+      roots.some((root) => label.file === root || label.file.startsWith(root.endsWith(sep) ? root : root + sep)),
+    );
   }
   if (labels.length === 0) throw new UsageError('no labelled run of the index is under the given folders');
 
@@ -156,7 +173,12 @@ export async function runSweep(argv: readonly string[], io: CliIo): Promise<numb
   const best = rows.find((row) => row.metrics.resolved.blocked === 0 && row.metrics.loops.blocked > 0);
   const shown = top === undefined ? rows : rows.slice(0, top);
   const calls = runs.reduce((total, run) => total + run.sequence.calls.length, 0);
-  const timing = { hashMs: Math.round(hashedAt - started), sweepMs: Math.round(sweptAt - hashedAt), settings: rows.length, gridPoints: points.length };
+  const timing = {
+    hashMs: Math.round(hashedAt - started),
+    sweepMs: Math.round(sweptAt - hashedAt),
+    settings: rows.length,
+    gridPoints: points.length,
+  };
 
   if (values.json) {
     io.stdout(
@@ -182,8 +204,12 @@ export async function runSweep(argv: readonly string[], io: CliIo): Promise<numb
     return 0;
   }
   const out: string[] = [];
-  out.push(`${runs.length} labelled runs, ${calls} calls; ${points.length} grid points -> ${rows.length} distinct settings; hashing ${timing.hashMs} ms, sweep ${timing.sweepMs} ms\n`);
-  out.push(`FP resolved = resolved runs with >= 1 block; loops = unresolved runs that hit their limit; first block = mean 1-based call index; calls saved = mean (calls - first block + 1)\n\n`);
+  out.push(
+    `${runs.length} labelled runs, ${calls} calls; ${points.length} grid points -> ${rows.length} distinct settings; hashing ${timing.hashMs} ms, sweep ${timing.sweepMs} ms\n`,
+  );
+  out.push(
+    `FP resolved = resolved runs with >= 1 block; loops = unresolved runs that hit their limit; first block = mean 1-based call index; calls saved = mean (calls - first block + 1)\n\n`,
+  );
   const baseline = (name: string, metrics: SweepMetrics) =>
     `${name}: FP ${pct(metrics.resolved.blocked, metrics.resolved.runs)}, loops blocked ${pct(metrics.loops.blocked, metrics.loops.runs)} (${byAgent(metrics)}), warnings/run ${fixed(metrics.warningsPerRun, 2)}\n`;
   out.push(baseline('OpenClaw default thresholds, detection enabled (W10 C20 B30 H30)', defaults));

@@ -30,11 +30,13 @@ export async function loadRunLabels(indexFile: string): Promise<RunLabel[]> {
   } catch (error) {
     throw new Error(`${indexFile}: cannot read index: ${(error as Error).message}`, { cause: error });
   }
-  if (!isRecord(parsed) || !Array.isArray(parsed.trajectories)) throw new Error(`${indexFile}: not a trajectory index (expected {trajectories: [...]})`);
+  if (!isRecord(parsed) || !Array.isArray(parsed.trajectories))
+    throw new Error(`${indexFile}: not a trajectory index (expected {trajectories: [...]})`);
   const base = dirname(resolve(indexFile));
   const labels: RunLabel[] = [];
   parsed.trajectories.forEach((entry, index) => {
-    if (!isRecord(entry) || typeof entry.file !== 'string') throw new Error(`${indexFile}: trajectories[${index}] has no "file"`);
+    if (!isRecord(entry) || typeof entry.file !== 'string')
+      throw new Error(`${indexFile}: trajectories[${index}] has no "file"`);
     labels.push({
       id: typeof entry.id === 'string' ? entry.id : entry.file,
       file: resolve(base, entry.file),

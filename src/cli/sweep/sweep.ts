@@ -65,10 +65,17 @@ export interface RunOutcome {
 /** Replays one hashed run under a resolved config, counters only. */
 export function replayHashedRun(run: HashedRun, config: ResolvedLoopDetectionConfig): RunOutcome {
   // One run at a time, in replay time 0: nothing is released before the run's root ends.
-  const replayer = new SpanReplayer({ configFor: () => config, keepEvents: false, runIdleTtlMs: Number.POSITIVE_INFINITY, maxLiveRuns: 1 });
+  const replayer = new SpanReplayer({
+    configFor: () => config,
+    keepEvents: false,
+    runIdleTtlMs: Number.POSITIVE_INFINITY,
+    maxLiveRuns: 1,
+  });
   run.sequence.replayAll(replayer);
   const { calls, warnings, blocks, aborts, firstBlock } = replayer.runs[0]?.replay.counters ?? emptyCounters();
-  return firstBlock === undefined ? { calls, warnings, blocks, aborts } : { calls, warnings, blocks, aborts, firstBlock };
+  return firstBlock === undefined
+    ? { calls, warnings, blocks, aborts }
+    : { calls, warnings, blocks, aborts, firstBlock };
 }
 
 /** The metrics of one setting over the labelled runs. */
@@ -86,7 +93,12 @@ export interface SweepMetrics {
     readonly meanCallsSaved?: number;
     /** Calls saved over the calls of all loop runs. */
     readonly savedShare: number;
-    readonly byAgent: ReadonlyArray<{ readonly agent: string; readonly runs: number; readonly blocked: number; readonly meanFirstBlock?: number }>;
+    readonly byAgent: ReadonlyArray<{
+      readonly agent: string;
+      readonly runs: number;
+      readonly blocked: number;
+      readonly meanFirstBlock?: number;
+    }>;
   };
   /** Other unresolved runs (no limit hit, or unknown): blocked is informational. */
   readonly otherUnresolved: { readonly runs: number; readonly blocked: number };
@@ -94,7 +106,8 @@ export interface SweepMetrics {
   readonly blocks: number;
 }
 
-const mean = (values: readonly number[]) => (values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length);
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Aggregates run outcomes into {@link SweepMetrics}. */
 export function measure(runs: readonly HashedRun[], outcomes: readonly RunOutcome[]): SweepMetrics {
@@ -151,7 +164,12 @@ export function measure(runs: readonly HashedRun[], outcomes: readonly RunOutcom
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([agent, stats]) => {
           const first = mean(stats.firsts);
-          return { agent, runs: stats.runs, blocked: stats.blocked, ...(first !== undefined ? { meanFirstBlock: first } : {}) };
+          return {
+            agent,
+            runs: stats.runs,
+            blocked: stats.blocked,
+            ...(first !== undefined ? { meanFirstBlock: first } : {}),
+          };
         }),
     },
     otherUnresolved: { runs: otherRuns, blocked: otherBlocked },
@@ -175,17 +193,27 @@ export interface SweepRow {
 
 /** The config a grid point resolves to: the base block, detection on, the point's knobs. */
 export function pointConfig(base: LoopDetectionConfig | undefined, point: SweepPoint): ResolvedLoopDetectionConfig {
-  const block: LoopDetectionConfig = { ...base, enabled: true, warningThreshold: point.warningThreshold, criticalThreshold: point.criticalThreshold };
+  const block: LoopDetectionConfig = {
+    ...base,
+    enabled: true,
+    warningThreshold: point.warningThreshold,
+    criticalThreshold: point.criticalThreshold,
+  };
   if (point.historySize !== undefined) block.historySize = point.historySize;
-  if (point.globalCircuitBreakerThreshold !== undefined) block.globalCircuitBreakerThreshold = point.globalCircuitBreakerThreshold;
+  if (point.globalCircuitBreakerThreshold !== undefined)
+    block.globalCircuitBreakerThreshold = point.globalCircuitBreakerThreshold;
   if (point.unknownToolThreshold !== undefined) block.unknownToolThreshold = point.unknownToolThreshold;
-  if (point.windowSize !== undefined) block.postCompactionGuard = { ...base?.postCompactionGuard, windowSize: point.windowSize };
+  if (point.windowSize !== undefined)
+    block.postCompactionGuard = { ...base?.postCompactionGuard, windowSize: point.windowSize };
   return resolveLoopDetectionConfig(block);
 }
 
 /** Runs every run under one resolved config. */
 export function evaluate(runs: readonly HashedRun[], config: ResolvedLoopDetectionConfig): SweepMetrics {
-  return measure(runs, runs.map((run) => replayHashedRun(run, config)));
+  return measure(
+    runs,
+    runs.map((run) => replayHashedRun(run, config)),
+  );
 }
 
 /**
@@ -193,11 +221,25 @@ export function evaluate(runs: readonly HashedRun[], config: ResolvedLoopDetecti
  * are evaluated once (window sizes always merge: trajectory runs carry no compaction-retry
  * marker, so the post-compaction guard is never armed).
  */
-export function sweep(runs: readonly HashedRun[], points: readonly SweepPoint[], base: LoopDetectionConfig | undefined, progress?: Progress): SweepRow[] {
-  const rows = new Map<string, { config: ResolvedLoopDetectionConfig; point: SweepPoint; windows: Set<number>; metrics?: SweepMetrics }>();
+export function sweep(
+  runs: readonly HashedRun[],
+  points: readonly SweepPoint[],
+  base: LoopDetectionConfig | undefined,
+  progress?: Progress,
+): SweepRow[] {
+  const rows = new Map<
+    string,
+    { config: ResolvedLoopDetectionConfig; point: SweepPoint; windows: Set<number>; metrics?: SweepMetrics }
+  >();
   for (const point of points) {
     const config = pointConfig(base, point);
-    const key = [config.warningThreshold, config.criticalThreshold, config.globalCircuitBreakerThreshold, config.unknownToolThreshold, config.historySize].join('/');
+    const key = [
+      config.warningThreshold,
+      config.criticalThreshold,
+      config.globalCircuitBreakerThreshold,
+      config.unknownToolThreshold,
+      config.historySize,
+    ].join('/');
     let row = rows.get(key);
     if (!row) rows.set(key, (row = { config, point, windows: new Set() }));
     row.windows.add(config.postCompactionGuard.windowSize);
@@ -251,16 +293,25 @@ export function gridPoints(axes: {
   window?: readonly number[];
 }): SweepPoint[] {
   const points: SweepPoint[] = [];
-  const opt = <T>(values: readonly T[] | undefined): (T | undefined)[] => (values && values.length > 0 ? [...values] : [undefined]);
+  const opt = <T>(values: readonly T[] | undefined): (T | undefined)[] =>
+    values && values.length > 0 ? [...values] : [undefined];
   for (const warningThreshold of axes.warning) {
     for (const criticalThreshold of axes.critical) {
       if (criticalThreshold <= warningThreshold) continue;
       for (const historySize of opt(axes.history)) {
         for (const globalCircuitBreakerThreshold of opt(axes.breaker)) {
-          if (globalCircuitBreakerThreshold !== undefined && globalCircuitBreakerThreshold <= criticalThreshold) continue;
+          if (globalCircuitBreakerThreshold !== undefined && globalCircuitBreakerThreshold <= criticalThreshold)
+            continue;
           for (const unknownToolThreshold of opt(axes.unknown)) {
             for (const windowSize of opt(axes.window)) {
-              points.push({ warningThreshold, criticalThreshold, historySize, globalCircuitBreakerThreshold, unknownToolThreshold, windowSize });
+              points.push({
+                warningThreshold,
+                criticalThreshold,
+                historySize,
+                globalCircuitBreakerThreshold,
+                unknownToolThreshold,
+                windowSize,
+              });
             }
           }
         }

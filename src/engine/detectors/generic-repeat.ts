@@ -18,7 +18,10 @@ export const detectGenericRepeat: Detector = (history, call, config) => {
         message: `CRITICAL: Called ${call.toolName} with identical arguments and identical outcomes ${streak.count} times. Session execution blocked to prevent runaway loops.`,
         warningKey: `generic:${call.toolName}:${call.argsHash}:${streak.latestResultHash ?? 'none'}`,
       },
-      log: { level: 'error', message: `Critical generic loop detected: ${call.toolName} repeated ${streak.count} times` },
+      log: {
+        level: 'error',
+        message: `Critical generic loop detected: ${call.toolName} repeated ${streak.count} times`,
+      },
     };
   }
   const recent = history.recentCount(call.argsHash, call.toolName);

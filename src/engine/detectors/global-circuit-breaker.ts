@@ -15,6 +15,9 @@ export const detectGlobalCircuitBreaker: Detector = (history, call, config) => {
       message: `CRITICAL: ${call.toolName} has repeated identical no-progress outcomes ${streak.count} times. Session execution blocked by global circuit breaker to prevent runaway loops.`,
       warningKey: `global:${call.toolName}:${call.argsHash}:${streak.latestResultHash ?? 'none'}`,
     },
-    log: { level: 'error', message: `Global circuit breaker triggered: ${call.toolName} repeated ${streak.count} times with no progress` },
+    log: {
+      level: 'error',
+      message: `Global circuit breaker triggered: ${call.toolName} repeated ${streak.count} times with no progress`,
+    },
   };
 };

@@ -18,7 +18,10 @@ export const detectKnownPollNoProgress: Detector = (history, call, config) => {
         message: `CRITICAL: Called ${call.toolName} with identical arguments and no progress ${streak.count} times. This appears to be a stuck polling loop. Session execution blocked to prevent resource waste.`,
         warningKey,
       },
-      log: { level: 'error', message: `Critical polling loop detected: ${call.toolName} repeated ${streak.count} times` },
+      log: {
+        level: 'error',
+        message: `Critical polling loop detected: ${call.toolName} repeated ${streak.count} times`,
+      },
     };
   }
   if (streak.count >= config.warningThreshold) {

@@ -11,7 +11,13 @@ export const detectPingPong: Detector = (history, call, config) => {
   const candidate = history.pingPong(call.argsHash);
   if (candidate.count === 0 || candidate.count < config.warningThreshold) return undefined;
   const warningKey = `pingpong:${[call.argsHash, candidate.pairedSignature ?? ''].sort().join('|')}`;
-  const base = { detector: 'ping_pong', count: candidate.count, warningKey, pairedToolName: candidate.pairedToolName, pairedSignature: candidate.pairedSignature } as const;
+  const base = {
+    detector: 'ping_pong',
+    count: candidate.count,
+    warningKey,
+    pairedToolName: candidate.pairedToolName,
+    pairedSignature: candidate.pairedSignature,
+  } as const;
   if (candidate.count >= config.criticalThreshold && history.pingPongNoProgressEvidence(candidate)) {
     return {
       verdict: {
@@ -19,7 +25,10 @@ export const detectPingPong: Detector = (history, call, config) => {
         level: 'critical',
         message: `CRITICAL: You are alternating between repeated tool-call patterns (${candidate.count} consecutive calls) with no progress. This appears to be a stuck ping-pong loop. Session execution blocked to prevent resource waste.`,
       },
-      log: { level: 'error', message: `Critical ping-pong loop detected: alternating calls count=${candidate.count} currentTool=${call.toolName}` },
+      log: {
+        level: 'error',
+        message: `Critical ping-pong loop detected: alternating calls count=${candidate.count} currentTool=${call.toolName}`,
+      },
     };
   }
   return {
@@ -28,6 +37,9 @@ export const detectPingPong: Detector = (history, call, config) => {
       level: 'warning',
       message: `WARNING: You are alternating between repeated tool-call patterns (${candidate.count} consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed.`,
     },
-    log: { level: 'warn', message: `Ping-pong loop warning: alternating calls count=${candidate.count} currentTool=${call.toolName}` },
+    log: {
+      level: 'warn',
+      message: `Ping-pong loop warning: alternating calls count=${candidate.count} currentTool=${call.toolName}`,
+    },
   };
 };

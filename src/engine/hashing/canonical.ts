@@ -72,7 +72,10 @@ const SCANNED_DEPTH = 16;
 /** How an object is walked: its keys (none for arrays) and where its values are read from. May throw. */
 function frameOf(node: object, sorter: KeySorter): Frame {
   if (node instanceof Uint8Array) {
-    const source = { data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'), type: 'Uint8Array' };
+    const source = {
+      data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'),
+      type: 'Uint8Array',
+    };
     return { node, keys: BYTES_KEYS, source, length: BYTES_KEYS.length, index: 0 };
   }
   if (Array.isArray(node)) return { node, keys: undefined, source: node, length: node.length, index: 0 };
@@ -179,7 +182,10 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
       }
       let property: unknown;
       try {
-        property = keys === undefined ? (frame.source as readonly unknown[])[i] : (frame.source as Readonly<Record<string, unknown>>)[keys[i]];
+        property =
+          keys === undefined
+            ? (frame.source as readonly unknown[])[i]
+            : (frame.source as Readonly<Record<string, unknown>>)[keys[i]];
       } catch {
         sink.writeString(UNREADABLE);
         continue;

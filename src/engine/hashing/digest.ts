@@ -59,7 +59,10 @@ const stringToken = (text: string): string => `"${text.length}:${text}"`;
  */
 export function digestInput(value: unknown): string {
   const parts: string[] = [];
-  writeCanonical(value, { write: (chunk) => void parts.push(chunk), writeString: (text) => void parts.push(stringToken(text)) });
+  writeCanonical(value, {
+    write: (chunk) => void parts.push(chunk),
+    writeString: (text) => void parts.push(stringToken(text)),
+  });
   return parts.join('');
 }
 

@@ -134,11 +134,7 @@ function processProjection(params: unknown, details: Record<string, unknown>, te
 }
 
 /** Rules 3–8 for an OpenClaw-shaped result; `undefined` for the own loop veto. */
-function projectShapedResult(
-  toolName: string,
-  params: unknown,
-  result: Record<string, unknown>,
-): unknown {
+function projectShapedResult(toolName: string, params: unknown, result: Record<string, unknown>): unknown {
   const details = isPlainObject(result.details) ? result.details : {};
   const text = contentText(result.content);
   if (details.status === 'blocked' && details.deniedReason === 'tool-loop') return undefined;

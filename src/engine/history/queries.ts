@@ -92,7 +92,11 @@ export class ScopeView implements ScopedHistory {
     if (!scope || scope.alternationTail < 2) return { count: 0 };
     const last = scope.end - 1;
     if (argsHash !== scope.argsHash(last - 1)) return { count: 0 };
-    return { count: scope.alternationTail + 1, pairedToolName: scope.toolName(last), pairedSignature: scope.argsHash(last) };
+    return {
+      count: scope.alternationTail + 1,
+      pairedToolName: scope.toolName(last),
+      pairedSignature: scope.argsHash(last),
+    };
   }
 
   pingPongNoProgressEvidence(candidate: PingPongCandidate): boolean {

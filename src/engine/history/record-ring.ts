@@ -69,7 +69,6 @@ function namesTool(argsHash: string, toolName: string): boolean {
   return argsHash.charCodeAt(n) === 0x3a && argsHash.startsWith(toolName) && argsHash.indexOf(':', n + 1) < 0;
 }
 
-
 /**
  * The key of a (tool, args) signature (spec §b.4 compares both): the args hash itself when it
  * names its tool (`<toolName>:…`, every hash this package computes), else tool and hash joined,
@@ -223,7 +222,13 @@ export class ScopeLog {
   }
 
   /** Appends a pending record; `historySize` bounds the ring's growth. Returns its sequence number. */
-  push(toolName: string, argsHash: string, toolCallId: string | undefined, timestamp: number, historySize: number): number {
+  push(
+    toolName: string,
+    argsHash: string,
+    toolCallId: string | undefined,
+    timestamp: number,
+    historySize: number,
+  ): number {
     const key = signatureKey(toolName, argsHash);
     const newest = this.newestOf(key);
     // Reuse the stored instance of a signature already in scope.
@@ -232,7 +237,9 @@ export class ScopeLog {
     if (this.length === this.capacity) this.grow(this.nextCapacity(historySize));
     const seq = this.end;
     const at = this.position(seq);
-    const call: Call = namesTool(storedArgsHash, toolName) ? storedArgsHash : new NamedArgsHash(toolName, storedArgsHash);
+    const call: Call = namesTool(storedArgsHash, toolName)
+      ? storedArgsHash
+      : new NamedArgsHash(toolName, storedArgsHash);
     this.slots[at + CALL] = call;
     this.slots[at + TOOL_CALL_ID] = flat(toolCallId);
     this.slots[at + OUTCOME] = undefined;
@@ -270,7 +277,8 @@ export class ScopeLog {
   /** Attaches an outcome to a pending record. */
   setOutcome(seq: number, resultHash: string, unknownToolName: string | undefined): void {
     const hash = flat(resultHash);
-    this.slots[this.position(seq) + OUTCOME] = unknownToolName === undefined ? hash : new UnknownToolOutcome(hash, unknownToolName);
+    this.slots[this.position(seq) + OUTCOME] =
+      unknownToolName === undefined ? hash : new UnknownToolOutcome(hash, unknownToolName);
   }
 
   /** The public shape: absent fields omitted (spec §b.1). */

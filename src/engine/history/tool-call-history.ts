@@ -70,7 +70,6 @@ export class ToolCallHistory {
     return new ScopeView(this.scopeOf(runId));
   }
 
-
   /** Appends a pre-call record (OpenClaw's before-tool-call step), evicting the oldest beyond `historySize`. */
   recordCall(call: PendingCall, historySize: number): void {
     this.appendCall(call.toolName, call.argsHash, call.toolCallId, normalizeRunId(call.runId), historySize);
@@ -83,12 +82,26 @@ export class ToolCallHistory {
    */
   recordOutcome(outcome: HashedOutcome, historySize: number): ToolCallRecord {
     const runId = normalizeRunId(outcome.runId);
-    const { scope, seq } = this.attach(outcome.toolName, outcome.argsHash, outcome.toolCallId, runId, outcome.resultHash, outcome.unknownToolName, historySize);
+    const { scope, seq } = this.attach(
+      outcome.toolName,
+      outcome.argsHash,
+      outcome.toolCallId,
+      runId,
+      outcome.resultHash,
+      outcome.unknownToolName,
+      historySize,
+    );
     return scope.toRecord(seq);
   }
 
   /** {@link recordCall} for a normalised run id, without a call object (a run's hot path). */
-  appendCall(toolName: string, argsHash: string, toolCallId: string | undefined, runId: string | undefined, historySize: number): void {
+  appendCall(
+    toolName: string,
+    argsHash: string,
+    toolCallId: string | undefined,
+    runId: string | undefined,
+    historySize: number,
+  ): void {
     this.append(toolName, argsHash, toolCallId, runId, historySize);
   }
 
@@ -115,7 +128,9 @@ export class ToolCallHistory {
     historySize: number,
   ): { scope: ScopeLog; seq: number } {
     const scope = this.scopeOf(runId);
-    const { pending, resultHash } = scope ? matchOutcome(scope, toolName, argsHash, toolCallId, outcomeHash) : { pending: -1, resultHash: outcomeHash };
+    const { pending, resultHash } = scope
+      ? matchOutcome(scope, toolName, argsHash, toolCallId, outcomeHash)
+      : { pending: -1, resultHash: outcomeHash };
     if (pending >= 0) {
       scope!.setOutcome(pending, resultHash, unknownToolName);
       return { scope: scope!, seq: pending };
@@ -137,7 +152,13 @@ export class ToolCallHistory {
    * derived state (alternation tail, signature counts) ends up as if the record had been
    * appended first and the window trimmed after.
    */
-  private append(toolName: string, argsHash: string, toolCallId: string | undefined, runId: string | undefined, historySize: number): ScopeLog {
+  private append(
+    toolName: string,
+    argsHash: string,
+    toolCallId: string | undefined,
+    runId: string | undefined,
+    historySize: number,
+  ): ScopeLog {
     this.trim(historySize - 1);
     let scope = this.scopeOf(runId);
     if (!scope) {
@@ -200,10 +221,19 @@ function matchOutcome(
   const key = signatureKey(toolName, argsHash);
   let pending = -1;
   let latest: string | undefined;
-  for (let s = scope.newestOf(key), n = scope.countOf(key); n > 0 && (pending < 0 || latest === undefined); n -= 1, s = scope.olderOf(s, key)) {
+  for (
+    let s = scope.newestOf(key), n = scope.countOf(key);
+    n > 0 && (pending < 0 || latest === undefined);
+    n -= 1, s = scope.olderOf(s, key)
+  ) {
     const resultHash = scope.resultHash(s);
     if (resultHash !== undefined) latest ??= resultHash;
-    else if (pending < 0 && scope.isToolName(s, toolName) && (toolCallId === undefined || scope.toolCallId(s) === toolCallId)) pending = s;
+    else if (
+      pending < 0 &&
+      scope.isToolName(s, toolName) &&
+      (toolCallId === undefined || scope.toolCallId(s) === toolCallId)
+    )
+      pending = s;
   }
   return { pending, resultHash: latest === outcomeHash ? latest : outcomeHash };
 }

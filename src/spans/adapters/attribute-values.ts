@@ -41,7 +41,11 @@ function pollAttribute(span: SpanView): boolean | undefined {
  * A tool call recognised at start from a convention's call-id and arguments attributes, plus
  * our own `tool_loop.args_hash` / `tool_loop.poll`.
  */
-export function toolCallStartOf(span: SpanView, toolName: string, keys: { callId: string; arguments: string }): ToolCallStart {
+export function toolCallStartOf(
+  span: SpanView,
+  toolName: string,
+  keys: { callId: string; arguments: string },
+): ToolCallStart {
   return {
     toolName,
     toolCallId: stringAttribute(span, keys.callId),
@@ -69,7 +73,10 @@ function spanErrorText(span: SpanView): string | undefined {
  * error status, then the raw result found under `keys.result`. A span that carries no
  * arguments at all gets an {@link uncapturedArgsHash}.
  */
-export function readToolCallEnd(span: SpanView, keys: { arguments: readonly string[]; result: readonly string[] }): ToolCallEnd {
+export function readToolCallEnd(
+  span: SpanView,
+  keys: { arguments: readonly string[]; result: readonly string[] },
+): ToolCallEnd {
   const errorText = spanErrorText(span);
   const resultKey = firstPresentKey(span, keys.result);
   const argumentsKey = firstPresentKey(span, keys.arguments);

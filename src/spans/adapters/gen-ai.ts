@@ -23,7 +23,10 @@ export const genAiAdapter: ToolSpanAdapter = {
   matchStart(span) {
     const toolName = stringAttribute(span, ATTR_GEN_AI_TOOL_NAME);
     if (toolName === undefined) return undefined;
-    return toolCallStartOf(span, toolName, { callId: ATTR_GEN_AI_TOOL_CALL_ID, arguments: ATTR_GEN_AI_TOOL_CALL_ARGUMENTS });
+    return toolCallStartOf(span, toolName, {
+      callId: ATTR_GEN_AI_TOOL_CALL_ID,
+      arguments: ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+    });
   },
   readEnd(span) {
     // `gen_ai.tool.call.arguments` is opt-in content: without it, calls cannot be told apart.

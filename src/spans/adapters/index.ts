@@ -18,4 +18,10 @@ export { traceloopAdapter } from './traceloop.js';
  * `gen_ai.tool.name`, and its adapter knows their extra content attributes and vetoes.
  * Scope hints are merged across all adapters, earlier ones first.
  */
-export const DEFAULT_ADAPTERS: readonly ToolSpanAdapter[] = [openClawAdapter, aiSdkAdapter, openInferenceAdapter, traceloopAdapter, genAiAdapter];
+export const DEFAULT_ADAPTERS: readonly ToolSpanAdapter[] = [
+  openClawAdapter,
+  aiSdkAdapter,
+  openInferenceAdapter,
+  traceloopAdapter,
+  genAiAdapter,
+];

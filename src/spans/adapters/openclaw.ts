@@ -18,10 +18,15 @@ import type { ToolSpanAdapter } from './adapter.js';
 import { firstPresentKey, firstStringAttribute, readToolCallEnd, stringAttribute } from './attribute-values.js';
 
 const ARGUMENT_KEYS = [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_OPENCLAW_CONTENT_TOOL_INPUT] as const;
-const CONTENT_KEYS = { arguments: ARGUMENT_KEYS, result: [ATTR_GEN_AI_TOOL_CALL_RESULT, ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT] } as const;
+const CONTENT_KEYS = {
+  arguments: ARGUMENT_KEYS,
+  result: [ATTR_GEN_AI_TOOL_CALL_RESULT, ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT],
+} as const;
 
 function isVeto(span: SpanView): boolean {
-  return span.name === OPENCLAW_SPAN_TOOL_EXECUTION && span.attributes[ATTR_OPENCLAW_OUTCOME] === OPENCLAW_OUTCOME_BLOCKED;
+  return (
+    span.name === OPENCLAW_SPAN_TOOL_EXECUTION && span.attributes[ATTR_OPENCLAW_OUTCOME] === OPENCLAW_OUTCOME_BLOCKED
+  );
 }
 
 /**
@@ -44,7 +49,10 @@ export const openClawAdapter: ToolSpanAdapter = {
     ATTR_OPENCLAW_CONTENT_TOOL_INPUT,
     ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT,
   ],
-  triggers: { attributes: [ATTR_OPENCLAW_AGENT], spanNames: [OPENCLAW_SPAN_TOOL_EXECUTION, OPENCLAW_SPAN_RUN, OPENCLAW_SPAN_HARNESS_RUN] },
+  triggers: {
+    attributes: [ATTR_OPENCLAW_AGENT],
+    spanNames: [OPENCLAW_SPAN_TOOL_EXECUTION, OPENCLAW_SPAN_RUN, OPENCLAW_SPAN_HARNESS_RUN],
+  },
   matchStart(span) {
     // By name: `openclaw.skill.used` and `openclaw.tool.loop` spans also carry `openclaw.toolName`.
     if (span.name !== OPENCLAW_SPAN_TOOL_EXECUTION) return undefined;

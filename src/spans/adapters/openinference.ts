@@ -12,7 +12,10 @@ import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringAttribute } from './attribute-values.js';
 import { isRecord } from '../../util/is-record.js';
 
-const CONTENT_KEYS = { arguments: [ATTR_OPENINFERENCE_INPUT_VALUE], result: [ATTR_OPENINFERENCE_OUTPUT_VALUE] } as const;
+const CONTENT_KEYS = {
+  arguments: [ATTR_OPENINFERENCE_INPUT_VALUE],
+  result: [ATTR_OPENINFERENCE_OUTPUT_VALUE],
+} as const;
 
 function isToolSpan(span: SpanView): boolean {
   const kind = span.attributes[ATTR_OPENINFERENCE_SPAN_KIND];
@@ -37,7 +40,13 @@ function match(span: SpanView): ToolCallStart | undefined {
 function unwrapOutput(value: unknown): unknown {
   let parsed = parseJsonAttribute(value);
   if (isRecord(parsed) && Object.keys(parsed).length === 1 && 'output' in parsed) parsed = parsed.output;
-  if (isRecord(parsed) && parsed.lc === 1 && parsed.type === 'constructor' && isRecord(parsed.kwargs) && 'content' in parsed.kwargs) {
+  if (
+    isRecord(parsed) &&
+    parsed.lc === 1 &&
+    parsed.type === 'constructor' &&
+    isRecord(parsed.kwargs) &&
+    'content' in parsed.kwargs
+  ) {
     return parsed.kwargs.content;
   }
   return parsed;

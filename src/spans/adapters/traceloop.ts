@@ -21,7 +21,8 @@ const CONTENT_KEYS = { arguments: [ATTR_TRACELOOP_ENTITY_INPUT], result: [ATTR_T
  */
 export function unwrapTraceloopInput(value: unknown): unknown {
   const parsed = parseJsonAttribute(value);
-  if (!isRecord(parsed) || !Array.isArray(parsed.args) || !isRecord(parsed.kwargs) || Object.keys(parsed).length !== 2) return parsed;
+  if (!isRecord(parsed) || !Array.isArray(parsed.args) || !isRecord(parsed.kwargs) || Object.keys(parsed).length !== 2)
+    return parsed;
   const { args, kwargs } = parsed;
   if (args.length === 0) return kwargs;
   if (Object.keys(kwargs).length === 0 && args.length === 1) return args[0];

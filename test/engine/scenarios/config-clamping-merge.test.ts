@@ -82,12 +82,17 @@ describe('config clamping and merge', () => {
         },
       ]);
       expect(validateLoopDetectionConfig({ criticalThreshold: 29, globalCircuitBreakerThreshold: 30 })).toEqual([]);
-      expect(resolveLoopDetectionConfig({ criticalThreshold: 30, globalCircuitBreakerThreshold: 30 }).globalCircuitBreakerThreshold).toBe(31);
+      expect(
+        resolveLoopDetectionConfig({ criticalThreshold: 30, globalCircuitBreakerThreshold: 30 })
+          .globalCircuitBreakerThreshold,
+      ).toBe(31);
     });
 
     it('scenario 63: an unknown key → a warning, not a rejection', () => {
       const issues = validateToolLoopGuardConfig({ tools: { loopDetection: { enabled: true, turnLimit: 5 } } });
-      expect(issues).toEqual([{ path: 'tools.loopDetection.turnLimit', message: expect.any(String) as string, severity: 'warning' }]);
+      expect(issues).toEqual([
+        { path: 'tools.loopDetection.turnLimit', message: expect.any(String) as string, severity: 'warning' },
+      ]);
       expect(resolveLoopDetectionConfig({ enabled: true, turnLimit: 5 } as never).enabled).toBe(true);
     });
   });

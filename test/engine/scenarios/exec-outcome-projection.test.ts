@@ -7,14 +7,21 @@ describe('exec outcome projection', () => {
     const h = await EngineHarness.create(C0);
     const params = { command: 'grafana-api.sh datasources' };
     h.completed(20, 'exec', params, (i) =>
-      R('Loki\nPrometheus', { status: 'completed', exitCode: 0, durationMs: 100 + i, cwd: `/tmp/run-${i}`, aggregated: 'Loki\nPrometheus' }),
+      R('Loki\nPrometheus', {
+        status: 'completed',
+        exitCode: 0,
+        durationMs: 100 + i,
+        cwd: `/tmp/run-${i}`,
+        aggregated: 'Loki\nPrometheus',
+      }),
     );
     expect(new Set(h.records().map((r) => r.resultHash)).size).toBe(1);
     expect(h.check('exec', params).verdict).toMatchObject({
       level: 'critical',
       detector: 'generic_repeat',
       count: 20,
-      message: 'CRITICAL: Called exec with identical arguments and identical outcomes 20 times. Session execution blocked to prevent runaway loops.',
+      message:
+        'CRITICAL: Called exec with identical arguments and identical outcomes 20 times. Session execution blocked to prevent runaway loops.',
     });
   });
 
@@ -41,7 +48,12 @@ describe('exec outcome projection', () => {
     const h = await EngineHarness.create(C0);
     const params = { command: 'openclaw flaky-helper' };
     h.completed(30, 'exec', params, (i) =>
-      R(`Runtime failed before spawn: attempt ${i}`, { status: 'failed', exitCode: null, durationMs: 10 + i, aggregated: '' }),
+      R(`Runtime failed before spawn: attempt ${i}`, {
+        status: 'failed',
+        exitCode: null,
+        durationMs: 10 + i,
+        aggregated: '',
+      }),
     );
     // The empty `aggregated` falls back to the changing text, so every outcome differs.
     expect(new Set(h.records().map((r) => r.resultHash)).size).toBe(30);
@@ -51,20 +63,33 @@ describe('exec outcome projection', () => {
   it('scenario 38: timedOut true vs absent → different resultHash', async () => {
     const h = await EngineHarness.create(C0);
     const params = { command: 'sleep 100' };
-    const timedOut = h.resultHash('exec', params, R('x', { status: 'failed', exitCode: 1, timedOut: true, aggregated: 'x' }));
+    const timedOut = h.resultHash(
+      'exec',
+      params,
+      R('x', { status: 'failed', exitCode: 1, timedOut: true, aggregated: 'x' }),
+    );
     const notTimedOut = h.resultHash('exec', params, R('x', { status: 'failed', exitCode: 1, aggregated: 'x' }));
     expect(timedOut).toBeDefined();
     expect(notTimedOut).toBeDefined();
     expect(timedOut).not.toBe(notTimedOut);
     // `timedOut` other than `true` counts as false.
-    expect(h.resultHash('exec', params, R('x', { status: 'failed', exitCode: 1, timedOut: 'yes', aggregated: 'x' }))).toBe(notTimedOut);
+    expect(
+      h.resultHash('exec', params, R('x', { status: 'failed', exitCode: 1, timedOut: 'yes', aggregated: 'x' })),
+    ).toBe(notTimedOut);
   });
 
   it('scenario 39: approval-pending results differing only in requestId → equal resultHash', async () => {
     const h = await EngineHarness.create(C0);
     const params = { command: 'rm -rf /tmp/x' };
     const pending = (requestId: string, command = 'c') =>
-      R(`approval ${requestId}`, { status: 'approval-pending', reason: 'r', host: 'h', command, warningText: 'w', requestId });
+      R(`approval ${requestId}`, {
+        status: 'approval-pending',
+        reason: 'r',
+        host: 'h',
+        command,
+        warningText: 'w',
+        requestId,
+      });
     const first = h.resultHash('exec', params, pending('req-1'));
     expect(first).toBeDefined();
     expect(h.resultHash('exec', params, pending('req-2'))).toBe(first);

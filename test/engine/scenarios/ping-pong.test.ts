@@ -21,7 +21,8 @@ function alternateCompleted(h: EngineHarness, n: number, result: (tool: string, 
   }
 }
 
-const pairKey = (h: EngineHarness) => `pingpong:${[h.argsHash('read', READ), h.argsHash('list', LIST)].sort().join('|')}`;
+const pairKey = (h: EngineHarness) =>
+  `pingpong:${[h.argsHash('read', READ), h.argsHash('list', LIST)].sort().join('|')}`;
 
 describe('ping-pong', () => {
   it('scenario 23: 9 alternating read/list calls; check list → warning ping_pong, count 10, paired read', async () => {
@@ -78,7 +79,9 @@ describe('ping-pong', () => {
     // is enough to keep it a warning.
     for (const progressing of ['read', 'list']) {
       const oneSide = await EngineHarness.create(C0);
-      alternateCompleted(oneSide, 19, (tool, i) => R(tool === progressing ? `${tool} ${i}` : `${tool} stable`, { ok: true }));
+      alternateCompleted(oneSide, 19, (tool, i) =>
+        R(tool === progressing ? `${tool} ${i}` : `${tool} stable`, { ok: true }),
+      );
       expect(oneSide.detect('list', LIST)).toMatchObject({ level: 'warning', detector: 'ping_pong', count: 20 });
     }
   });

@@ -77,7 +77,12 @@ describe('post-compaction guard', () => {
     expectNoAbort(see(g, X()));
     expectNoAbort(see(g, X()));
     const verdict = see(g, X());
-    expect(verdict).toMatchObject({ shouldAbort: true, detector: 'compaction_loop_persisted', count: 3, toolName: 'gateway' });
+    expect(verdict).toMatchObject({
+      shouldAbort: true,
+      detector: 'compaction_loop_persisted',
+      count: 3,
+      toolName: 'gateway',
+    });
     expect(logger.at('error')).toEqual([
       'post-compaction loop persisted: tool=gateway repeated 3 times with identical args+result post-compaction',
     ]);
@@ -130,7 +135,10 @@ describe('post-compaction guard', () => {
     expectNoAbort(see(g, X()));
     expectNoAbort(see(g, X()));
     expect(see(g, X()).shouldAbort).toBe(true);
-    expect(logger.at('info')).toEqual(['post-compaction guard armed for 3 attempts', 'post-compaction guard armed for 3 attempts']);
+    expect(logger.at('info')).toEqual([
+      'post-compaction guard armed for 3 attempts',
+      'post-compaction guard armed for 3 attempts',
+    ]);
   });
 
   it('scenario 78: enabled false; arm; x, x, x → no abort', () => {
@@ -155,7 +163,11 @@ describe('post-compaction guard', () => {
   it('scenario 80: CompactionLoopPersistedError (our name for PostCompactionLoopPersistedError)', () => {
     // Deliberate difference: the error is named CompactionLoopPersistedError (DESIGN §2) and
     // carries `code` = 'compaction_loop_persisted'.
-    const error = new CompactionLoopPersistedError('loop persisted', { detector: 'compaction_loop_persisted', count: 4, toolName: 'gateway' });
+    const error = new CompactionLoopPersistedError('loop persisted', {
+      detector: 'compaction_loop_persisted',
+      count: 4,
+      toolName: 'gateway',
+    });
     expect(error).toBeInstanceOf(Error);
     expect(error).toBeInstanceOf(CompactionLoopPersistedError);
     expect(error.name).toBe('CompactionLoopPersistedError');
@@ -172,14 +184,24 @@ describe('post-compaction guard', () => {
     const fromVerdict = CompactionLoopPersistedError.fromVerdict(verdict);
     expect(fromVerdict).toBeInstanceOf(CompactionLoopPersistedError);
     expect(fromVerdict.message).toBe(verdict.message);
-    expect(fromVerdict).toMatchObject({ count: 3, toolName: 'gateway', detector: 'compaction_loop_persisted', code: 'compaction_loop_persisted' });
+    expect(fromVerdict).toMatchObject({
+      count: 3,
+      toolName: 'gateway',
+      detector: 'compaction_loop_persisted',
+      code: 'compaction_loop_persisted',
+    });
   });
 
   it('scenario 81: windowSize 1; arm; any single hashed outcome → abort, count 1', () => {
     const { guard: g } = guard(1);
     g.arm();
     const verdict = see(g, obs('read', { path: '/anything' }, 'fresh'));
-    expect(verdict).toMatchObject({ shouldAbort: true, count: 1, toolName: 'read', detector: 'compaction_loop_persisted' });
+    expect(verdict).toMatchObject({
+      shouldAbort: true,
+      count: 1,
+      toolName: 'read',
+      detector: 'compaction_loop_persisted',
+    });
     expect(verdict.shouldAbort && verdict.message).toBe(persistedMessage('read', 1, 1));
   });
 
@@ -237,7 +259,11 @@ describe('post-compaction guard', () => {
     const triple = (i: number): Triple => ({
       toolName: 'exec',
       argsHash,
-      resultHash: h.resultHash('exec', params, R('ok', { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: 'ok' }))!,
+      resultHash: h.resultHash(
+        'exec',
+        params,
+        R('ok', { status: 'completed', exitCode: 0, durationMs: 100 + i, aggregated: 'ok' }),
+      )!,
     });
     expect(triple(0).resultHash).toBe(triple(1).resultHash);
     g.arm();

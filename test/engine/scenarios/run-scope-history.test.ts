@@ -83,7 +83,12 @@ describe('run scope and history window', () => {
     for (let i = 0; i < 33; i += 1) {
       const params = { path: `/file${i}` };
       h.call('read', params, { toolCallId: `call-${i}` });
-      last = h.outcome('read', params, { result: R(`content ${i}`, { ok: true }) }, { toolCallId: `call-${i}` })?.toolCallId;
+      last = h.outcome(
+        'read',
+        params,
+        { result: R(`content ${i}`, { ok: true }) },
+        { toolCallId: `call-${i}` },
+      )?.toolCallId;
     }
     const records = h.records();
     expect(records).toHaveLength(30);

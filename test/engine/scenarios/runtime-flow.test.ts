@@ -12,7 +12,12 @@ function runProgressingExec(h: EngineHarness, n: number) {
   for (let i = 0; i < n; i += 1) {
     const checked = h.run('exec', DATE, tick(i));
     expect(checked.blocked).toBe(false);
-    if (checked.verdict) byCount.set(checked.verdict.count, { emit: checked.emit, level: checked.verdict.level, detector: checked.verdict.detector });
+    if (checked.verdict)
+      byCount.set(checked.verdict.count, {
+        emit: checked.emit,
+        level: checked.verdict.level,
+        detector: checked.verdict.detector,
+      });
   }
   return byCount;
 }
@@ -30,13 +35,17 @@ describe('runtime warn/block flow', () => {
     const warns = h.logger.at('warn');
     const detectorLines = warns.filter((line) => line.startsWith('Loop warning: '));
     expect(detectorLines).toEqual(
-      [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20].map((n) => `Loop warning: exec called ${n} times with identical arguments`),
+      [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20].map(
+        (n) => `Loop warning: exec called ${n} times with identical arguments`,
+      ),
     );
     const hookLines = warns.filter((line) => line.startsWith('Loop warning for '));
-    expect(hookLines).toEqual([10, 20].map(
-      (n) =>
-        `Loop warning for exec: WARNING: You have called exec ${n} times with identical arguments. If this is not making progress, stop retrying and report the task as failed.`,
-    ));
+    expect(hookLines).toEqual(
+      [10, 20].map(
+        (n) =>
+          `Loop warning for exec: WARNING: You have called exec ${n} times with identical arguments. If this is not making progress, stop retrying and report the task as failed.`,
+      ),
+    );
   });
 
   it('scenario 67: warningThreshold 3 → warnings at 3–9; emitted at 3, 6, 9 (DESIGN §4 buckets by W)', async () => {

@@ -106,7 +106,8 @@ describe('sends (#89090)', () => {
   it('scenario 45: message read / channel-create differing only in messageId/ts → different hashes', async () => {
     const h = await EngineHarness.create(C0);
     const read = { action: 'read', target: 'slack:C1' };
-    const readResult = (i: number) => R('hello', { messages: [{ text: 'hello', messageId: `m_${i}`, ts: `${1000 + i}.0001` }] });
+    const readResult = (i: number) =>
+      R('hello', { messages: [{ text: 'hello', messageId: `m_${i}`, ts: `${1000 + i}.0001` }] });
     expect(h.resultHash('message', read, readResult(0))).not.toBe(h.resultHash('message', read, readResult(1)));
     const create = { action: 'channel-create', name: 'ops' };
     const createResult = (i: number) => R('created', { ok: true, messageId: `m_${i}`, timestamp: 1000 + i });
@@ -144,7 +145,11 @@ describe('sends (#89090)', () => {
     const denied = R('blocked', { status: 'blocked', deniedReason: 'plugin-before-tool-call' });
     expect(h.resultHash('message', params, denied)).toBeDefined();
     h.completed(20, 'message', params, denied);
-    expect(h.check('message', params).verdict).toMatchObject({ level: 'critical', detector: 'generic_repeat', count: 20 });
+    expect(h.check('message', params).verdict).toMatchObject({
+      level: 'critical',
+      detector: 'generic_repeat',
+      count: 20,
+    });
   });
 
   it('scenario 49: message-delivery object ids are stripped; conversation ids are kept', async () => {

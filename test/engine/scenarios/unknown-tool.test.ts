@@ -17,7 +17,8 @@ describe('unknown tool', () => {
     const h = await EngineHarness.create(C0);
     h.failed(20, 'exec', (i) => ({ [`shape${i}`]: i }), NOT_FOUND);
     const checked = h.check('exec', { command: 'echo still allowed' });
-    const message = 'CRITICAL: attempted unavailable tool exec 20 times. Stop retrying that missing tool and answer without it.';
+    const message =
+      'CRITICAL: attempted unavailable tool exec 20 times. Stop retrying that missing tool and answer without it.';
     expect(checked.blocked).toBe(true);
     expect(checked.verdict).toMatchObject({
       level: 'critical',
@@ -37,23 +38,40 @@ describe('unknown tool', () => {
       level: 'critical',
       detector: 'unknown_tool_repeat',
       count: 10,
-      message: 'CRITICAL: attempted unavailable tool exec 10 times. Stop retrying that missing tool and answer without it.',
+      message:
+        'CRITICAL: attempted unavailable tool exec 10 times. Stop retrying that missing tool and answer without it.',
     });
   });
 
   it('scenario 32: 5× "Unknown tool: foo" then 5× "Unknown tool: bar" → not stuck (streak 5)', async () => {
     const h = await EngineHarness.create(C0);
-    h.failed(5, 'foo_tool', (i) => ({ i }), () => new Error('Unknown tool: foo'));
-    h.failed(5, 'foo_tool', (i) => ({ i: i + 5 }), () => new Error('Unknown tool: bar'));
+    h.failed(
+      5,
+      'foo_tool',
+      (i) => ({ i }),
+      () => new Error('Unknown tool: foo'),
+    );
+    h.failed(
+      5,
+      'foo_tool',
+      (i) => ({ i: i + 5 }),
+      () => new Error('Unknown tool: bar'),
+    );
     expect(h.history.view().unknownToolStreak('foo_tool')).toEqual({ count: 5, unknownToolName: 'bar' });
     expect(h.detect('foo_tool', { i: 99 })).toBeUndefined();
     // Five more "bar" failures complete the streak.
-    h.failed(5, 'foo_tool', (i) => ({ i: i + 10 }), () => new Error('Unknown tool: bar'));
+    h.failed(
+      5,
+      'foo_tool',
+      (i) => ({ i: i + 10 }),
+      () => new Error('Unknown tool: bar'),
+    );
     expect(h.detect('foo_tool', { i: 99 })).toMatchObject({
       detector: 'unknown_tool_repeat',
       count: 10,
       warningKey: 'unknown-tool:foo_tool:bar',
-      message: 'CRITICAL: attempted unavailable tool bar 10 times. Stop retrying that missing tool and answer without it.',
+      message:
+        'CRITICAL: attempted unavailable tool bar 10 times. Stop retrying that missing tool and answer without it.',
     });
   });
 
@@ -63,7 +81,11 @@ describe('unknown tool', () => {
       detectors: { genericRepeat: false, knownPollNoProgress: false, pingPong: false },
     });
     h.failed(10, 'exec', varyingExec, NOT_FOUND);
-    expect(h.detect('exec', { command: 'x' })).toMatchObject({ level: 'critical', detector: 'unknown_tool_repeat', count: 10 });
+    expect(h.detect('exec', { command: 'x' })).toMatchObject({
+      level: 'critical',
+      detector: 'unknown_tool_repeat',
+      count: 10,
+    });
   });
 
   it('scenario 34: unknown-tool extraction ("Foo.Bar" → "foo.bar", "x", none)', async () => {

@@ -32,7 +32,7 @@ async function open(options: ToolLoopSpanProcessorOptions = {}): Promise<GuardHa
 const openInferenceTool = (span: ReadableSpan): boolean => span.attributes['openinference.span.kind'] === 'TOOL';
 
 interface Setup {
-  /** `session`: the documented recipe, `setSession` + `runSignal(sessionId)`; `traceRun`: the run opened by `traceRun`, its signal passed on. */
+  /** `session`: `setSession` + `runSignal(sessionId)` (the recipe the docs gave until now); `traceRun`: the run opened by `traceRun`, its signal passed on. */
   readonly scope: 'session' | 'traceRun';
   /** Wrap the tool body in `traceToolCall`, to block a call before it runs. */
   readonly guardTool: boolean;
@@ -56,7 +56,7 @@ async function runAgent(variant: Variant, setup: Setup): Promise<VariantRun> {
   return { harness, body, outcome, isCallSpan: openInferenceTool };
 }
 
-describe('LangGraph createReactAgent + OpenInference, setSession + runSignal(sessionId) (the documented recipe)', () => {
+describe('LangGraph createReactAgent + OpenInference, setSession + runSignal(sessionId) (the former docs recipe)', () => {
   const neverAborted = {
     reason: 'session.id arrives after onStart, so the run is scoped by trace and runSignal(sessionId) is never aborted: all 30 calls run',
     failing: ['stopped'],

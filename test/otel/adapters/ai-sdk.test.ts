@@ -2,7 +2,13 @@ import { SpanStatusCode, type Attributes, type Span, type Tracer } from '@opente
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aiSdkAdapter, getToolLoopVerdict } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
-import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
+import {
+  createOtelHarness,
+  installContextManager,
+  LOW_THRESHOLDS,
+  resetOtelGlobals,
+  type HarnessOptions,
+} from '../../helpers/otel-harness.js';
 
 // Span shapes as ai@6 emits them (node_modules/ai/dist/index.mjs, recordSpan / executeToolCall):
 // `ai.toolCall` with operation.name, ai.operationId, ai.telemetry.functionId, ai.telemetry.metadata.*,
@@ -29,7 +35,11 @@ function toolAttributes(n: number, extra: Attributes = {}, functionId?: string):
 }
 
 /** One ai.toolCall span: started with `start`, result (or error) set, ended. Returns the span and its verdict at start. */
-function toolCall(tracer: Tracer, start: Attributes, outcome: { result?: unknown; error?: Error } = { result: { state: 'running' } }) {
+function toolCall(
+  tracer: Tracer,
+  start: Attributes,
+  outcome: { result?: unknown; error?: Error } = { result: { state: 'running' } },
+) {
   return tracer.startActiveSpan(sc.AI_SDK_TOOL_CALL, { attributes: start }, (span: Span) => {
     const atStart = getToolLoopVerdict(span);
     if (outcome.error) {
@@ -44,11 +54,15 @@ function toolCall(tracer: Tracer, start: Attributes, outcome: { result?: unknown
 }
 
 function root(tracer: Tracer, attributes: Attributes, fn: () => void): string {
-  return tracer.startActiveSpan(sc.AI_SDK_OPERATION_GENERATE_TEXT, { attributes: { [sc.ATTR_AI_OPERATION_ID]: sc.AI_SDK_OPERATION_GENERATE_TEXT, ...attributes } }, (span) => {
-    fn();
-    span.end();
-    return `${span.spanContext().traceId}/${span.spanContext().spanId}`;
-  });
+  return tracer.startActiveSpan(
+    sc.AI_SDK_OPERATION_GENERATE_TEXT,
+    { attributes: { [sc.ATTR_AI_OPERATION_ID]: sc.AI_SDK_OPERATION_GENERATE_TEXT, ...attributes } },
+    (span) => {
+      fn();
+      span.end();
+      return `${span.spanContext().traceId}/${span.spanContext().spanId}`;
+    },
+  );
 }
 
 describe('aiSdkAdapter', () => {
@@ -56,7 +70,8 @@ describe('aiSdkAdapter', () => {
     const { tracer, events } = await setup();
     const verdicts: Array<ReturnType<typeof getToolLoopVerdict>> = [];
     root(tracer, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'r1' }, () => {
-      for (let n = 1; n <= 5; n += 1) verdicts.push(toolCall(tracer, toolAttributes(n, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'r1' })).atStart);
+      for (let n = 1; n <= 5; n += 1)
+        verdicts.push(toolCall(tracer, toolAttributes(n, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'r1' })).atStart);
     });
     expect(verdicts.slice(0, 2)).toEqual([undefined, undefined]);
     expect(verdicts[2]?.level).toBe('warning');
@@ -96,8 +111,17 @@ describe('aiSdkAdapter', () => {
 
   it('takes the agent id from ai.telemetry.functionId unless gen_ai.agent.id is set', async () => {
     const { tracer, events } = await setup();
-    for (let n = 1; n <= 3; n += 1) toolCall(tracer, toolAttributes(n, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'a' }, 'support-bot'));
-    for (let n = 1; n <= 3; n += 1) toolCall(tracer, toolAttributes(n, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'b', [sc.ATTR_GEN_AI_AGENT_ID]: 'agent-x' }, 'support-bot'));
+    for (let n = 1; n <= 3; n += 1)
+      toolCall(tracer, toolAttributes(n, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'a' }, 'support-bot'));
+    for (let n = 1; n <= 3; n += 1)
+      toolCall(
+        tracer,
+        toolAttributes(
+          n,
+          { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'b', [sc.ATTR_GEN_AI_AGENT_ID]: 'agent-x' },
+          'support-bot',
+        ),
+      );
     expect(events.map((e) => [e.runId, e.agentId])).toEqual([
       ['a', 'support-bot'],
       ['b', 'agent-x'],
@@ -116,7 +140,8 @@ describe('aiSdkAdapter', () => {
 
   it('redactContent removes ai.toolCall.args and ai.toolCall.result before export', async () => {
     const { tracer, exporter, events } = await setup({ redactContent: true });
-    for (let n = 1; n <= 3; n += 1) toolCall(tracer, toolAttributes(n, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'x' }));
+    for (let n = 1; n <= 3; n += 1)
+      toolCall(tracer, toolAttributes(n, { [sc.ATTR_AI_TELEMETRY_METADATA_RUN_ID]: 'x' }));
     expect(events).toHaveLength(1); // still judged from the content before it was removed
     for (const span of exporter.getFinishedSpans()) {
       expect(span.attributes[sc.ATTR_AI_TOOL_CALL_ARGS]).toBeUndefined();
@@ -137,7 +162,9 @@ describe('aiSdkAdapter', () => {
     });
     expect(aiSdkAdapter.matchStart({ name: 'ai.generateText.doGenerate', attributes: notATool(1) })).toBeUndefined();
     // Control: the same attributes on an ai.toolCall span are a call.
-    expect(aiSdkAdapter.matchStart({ name: sc.AI_SDK_TOOL_CALL, attributes: notATool(1) })?.toolName).toBe('check_status');
+    expect(aiSdkAdapter.matchStart({ name: sc.AI_SDK_TOOL_CALL, attributes: notATool(1) })?.toolName).toBe(
+      'check_status',
+    );
 
     const { tracer, exporter, events } = await setup();
     const verdicts: Array<ReturnType<typeof getToolLoopVerdict>> = [];
@@ -155,8 +182,10 @@ describe('aiSdkAdapter', () => {
     expect(verdicts.every((v) => v === undefined)).toBe(true);
     expect(events).toEqual([]);
     expect(exporter.getFinishedSpans()).toHaveLength(9);
-    expect(exporter.getFinishedSpans().every((s) => s.attributes[sc.ATTR_TOOL_LOOP_VERDICT] === undefined && s.events.length === 0)).toBe(true);
+    expect(
+      exporter
+        .getFinishedSpans()
+        .every((s) => s.attributes[sc.ATTR_TOOL_LOOP_VERDICT] === undefined && s.events.length === 0),
+    ).toBe(true);
   });
 });
-
-

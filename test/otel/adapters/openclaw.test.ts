@@ -2,7 +2,13 @@ import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getToolLoopVerdict } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
-import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
+import {
+  createOtelHarness,
+  installContextManager,
+  LOW_THRESHOLDS,
+  resetOtelGlobals,
+  type HarnessOptions,
+} from '../../helpers/otel-harness.js';
 
 // Span shapes of OpenClaw's extensions/diagnostics-otel (spec §f; service-recorders-tools.ts):
 // `openclaw.tool.execution` starts at tool.execution.started with openclaw.toolName, gen_ai.tool.name,
@@ -66,7 +72,9 @@ describe('openClawAdapter', () => {
   it('judges openclaw.tool.execution at end, scoped by the enclosing openclaw.run, agent from openclaw.agent', async () => {
     const { tracer, events, exporter, processor } = await setup();
     const run = startRun(tracer);
-    const calls = [1, 2, 3, 4, 5].map((n) => toolExecution(tracer, run, 'exec', n, { args: '{"command":"make test"}', result: RESULT }));
+    const calls = [1, 2, 3, 4, 5].map((n) =>
+      toolExecution(tracer, run, 'exec', n, { args: '{"command":"make test"}', result: RESULT }),
+    );
     expect(calls.every((c) => c.atStart === undefined)).toBe(true);
     expect(calls[2].atEnd?.level).toBe('warning');
     expect(calls[4].atEnd?.level).toBe('critical');
@@ -86,7 +94,8 @@ describe('openClawAdapter', () => {
     const { tracer, events, processor } = await setup();
     for (const agent of ['a', 'b']) {
       const run = startRun(tracer, sc.OPENCLAW_SPAN_HARNESS_RUN, agent);
-      for (let n = 1; n <= (agent === 'a' ? 2 : 3); n += 1) toolExecution(tracer, run, 'read', n, { args: '{"path":"x"}', result: RESULT });
+      for (let n = 1; n <= (agent === 'a' ? 2 : 3); n += 1)
+        toolExecution(tracer, run, 'read', n, { args: '{"path":"x"}', result: RESULT });
       run.end();
     }
     expect(events.map((e) => e.agentId)).toEqual(['b']);
@@ -100,7 +109,13 @@ describe('openClawAdapter', () => {
     const verdicts = [1, 2, 3].map((n) => {
       const span = tracer.startSpan(
         sc.OPENCLAW_SPAN_TOOL_EXECUTION,
-        { attributes: { ...baseAttributes('exec', n), [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"command":"ls"}', [sc.ATTR_GEN_AI_TOOL_CALL_RESULT]: RESULT } },
+        {
+          attributes: {
+            ...baseAttributes('exec', n),
+            [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"command":"ls"}',
+            [sc.ATTR_GEN_AI_TOOL_CALL_RESULT]: RESULT,
+          },
+        },
         parent,
       );
       const verdict = getToolLoopVerdict(span);
@@ -125,7 +140,14 @@ describe('openClawAdapter', () => {
       };
       const span = tracer.startSpan(
         sc.OPENCLAW_SPAN_TOOL_EXECUTION,
-        { attributes: { ...baseAttributes('exec', n), ...content, [sc.ATTR_OPENCLAW_OUTCOME]: 'blocked', 'openclaw.deniedReason': 'tool-loop' } },
+        {
+          attributes: {
+            ...baseAttributes('exec', n),
+            ...content,
+            [sc.ATTR_OPENCLAW_OUTCOME]: 'blocked',
+            'openclaw.deniedReason': 'tool-loop',
+          },
+        },
         parent,
       );
       const atStart = getToolLoopVerdict(span);
@@ -156,7 +178,9 @@ describe('openClawAdapter', () => {
   it('error completions are error outcomes (status ERROR, message = errorCategory)', async () => {
     const { tracer, events } = await setup();
     const run = startRun(tracer);
-    const calls = [1, 2, 3, 4, 5].map((n) => toolExecution(tracer, run, 'exec', n, { args: '{"command":"false"}', errorCategory: 'tool_error' }));
+    const calls = [1, 2, 3, 4, 5].map((n) =>
+      toolExecution(tracer, run, 'exec', n, { args: '{"command":"false"}', errorCategory: 'tool_error' }),
+    );
     run.end();
     expect(calls[4].atEnd?.level).toBe('critical');
     expect(events.at(-1)?.detector).toBe('generic_repeat');
@@ -169,7 +193,12 @@ describe('openClawAdapter', () => {
     run.end();
     expect(events).toHaveLength(1);
     for (const span of exporter.getFinishedSpans().filter((s) => s.name === sc.OPENCLAW_SPAN_TOOL_EXECUTION)) {
-      for (const key of [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, sc.ATTR_GEN_AI_TOOL_CALL_RESULT, sc.ATTR_OPENCLAW_CONTENT_TOOL_INPUT, sc.ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT]) {
+      for (const key of [
+        sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+        sc.ATTR_GEN_AI_TOOL_CALL_RESULT,
+        sc.ATTR_OPENCLAW_CONTENT_TOOL_INPUT,
+        sc.ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT,
+      ]) {
         expect(span.attributes[key]).toBeUndefined();
       }
       expect(span.attributes[sc.ATTR_OPENCLAW_TOOL_NAME]).toBe('exec');

@@ -2,7 +2,13 @@ import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getToolLoopVerdict } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
-import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
+import {
+  createOtelHarness,
+  installContextManager,
+  LOW_THRESHOLDS,
+  resetOtelGlobals,
+  type HarnessOptions,
+} from '../../helpers/otel-harness.js';
 
 // Span shapes of @arizeai/openinference-instrumentation-langchain (src/tracer.ts, src/utils.ts):
 // a run's span starts with only `openinference.span.kind` (name = run name; OITracer adds context
@@ -25,7 +31,14 @@ function startRun(tracer: Tracer, name: string, kind: string, parent: Span | und
   return tracer.startSpan(name, { attributes }, ctx);
 }
 
-function toolRun(tracer: Tracer, parent: Span | undefined, session: string | undefined, input: string, output: string, n = 0) {
+function toolRun(
+  tracer: Tracer,
+  parent: Span | undefined,
+  session: string | undefined,
+  input: string,
+  output: string,
+  n = 0,
+) {
   const span = startRun(tracer, 'check_status', 'TOOL', parent, session);
   const atStart = getToolLoopVerdict(span);
   span.setStatus({ code: SpanStatusCode.OK });
@@ -44,7 +57,12 @@ function toolRun(tracer: Tracer, parent: Span | undefined, session: string | und
 /** JSON of `{output: ToolMessage}` as LangChain serialises it: the per-call tool_call_id differs. */
 function toolMessageOutput(content: string, callId: string): string {
   return JSON.stringify({
-    output: { lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'ToolMessage'], kwargs: { content, tool_call_id: callId, name: 'check_status' } },
+    output: {
+      lc: 1,
+      type: 'constructor',
+      id: ['langchain_core', 'messages', 'ToolMessage'],
+      kwargs: { content, tool_call_id: callId, name: 'check_status' },
+    },
   });
 }
 
@@ -63,7 +81,9 @@ describe('openInferenceAdapter', () => {
     // The ToolMessage's kwargs.content is the result: outputs differing only by tool_call_id match.
     expect(calls[4].atEnd?.level).toBe('critical');
     expect(events.map((e) => e.runId)).toEqual(['sess-1', 'sess-1']);
-    const exported = exporter.getFinishedSpans().filter((s) => s.attributes[sc.ATTR_OPENINFERENCE_SPAN_KIND] === 'TOOL');
+    const exported = exporter
+      .getFinishedSpans()
+      .filter((s) => s.attributes[sc.ATTR_OPENINFERENCE_SPAN_KIND] === 'TOOL');
     expect(exported[4].events.map((e) => e.name)).toContain(sc.EVENT_TOOL_LOOP_BLOCKED);
     agent.end();
     expect(processor.getStats().liveRuns).toBe(0);
@@ -83,7 +103,12 @@ describe('openInferenceAdapter', () => {
     const verdicts = [];
     for (let n = 1; n <= 3; n += 1) {
       const span = tracer.startSpan('lookup', {
-        attributes: { [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL', [sc.ATTR_OPENINFERENCE_TOOL_NAME]: 'lookup', [sc.ATTR_OPENINFERENCE_INPUT_VALUE]: '{"q":1}', [sc.ATTR_OPENINFERENCE_SESSION_ID]: 's' },
+        attributes: {
+          [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL',
+          [sc.ATTR_OPENINFERENCE_TOOL_NAME]: 'lookup',
+          [sc.ATTR_OPENINFERENCE_INPUT_VALUE]: '{"q":1}',
+          [sc.ATTR_OPENINFERENCE_SESSION_ID]: 's',
+        },
       });
       verdicts.push(getToolLoopVerdict(span));
       span.setAttribute(sc.ATTR_OPENINFERENCE_OUTPUT_VALUE, 'same');
@@ -97,7 +122,11 @@ describe('openInferenceAdapter', () => {
     tracer.startActiveSpan('agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'late-run' } }, (agent) => {
       for (let n = 1; n <= 3; n += 1) {
         const span = tracer.startSpan('late_tool');
-        span.setAttributes({ [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL', [sc.ATTR_OPENINFERENCE_INPUT_VALUE]: '{"q":1}', [sc.ATTR_OPENINFERENCE_OUTPUT_VALUE]: 'x' });
+        span.setAttributes({
+          [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL',
+          [sc.ATTR_OPENINFERENCE_INPUT_VALUE]: '{"q":1}',
+          [sc.ATTR_OPENINFERENCE_OUTPUT_VALUE]: 'x',
+        });
         span.end();
       }
       agent.end();

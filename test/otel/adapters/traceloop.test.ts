@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getToolLoopVerdict } from '../../../src/index.js';
 import { unwrapTraceloopInput } from '../../../src/spans/adapters/traceloop.js';
 import * as sc from '../../../src/semconv.js';
-import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals, type HarnessOptions } from '../../helpers/otel-harness.js';
+import {
+  createOtelHarness,
+  installContextManager,
+  LOW_THRESHOLDS,
+  resetOtelGlobals,
+  type HarnessOptions,
+} from '../../helpers/otel-harness.js';
 
 // Span shapes of @traceloop/node-server-sdk `withTool` (src/lib/tracing/decorators.ts): the span is
 // started with no attributes; inside it the SDK sets traceloop.span.kind, traceloop.entity.name and
@@ -37,19 +43,27 @@ function withTool(tracer: Tracer, name: string, input: string, output: unknown, 
 }
 
 function workflow<T>(tracer: Tracer, runId: string | undefined, fn: () => T): T {
-  return tracer.startActiveSpan('agent.workflow', { attributes: runId ? { [sc.ATTR_TOOL_LOOP_RUN_ID]: runId } : {} }, (span) => {
-    try {
-      return fn();
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    'agent.workflow',
+    { attributes: runId ? { [sc.ATTR_TOOL_LOOP_RUN_ID]: runId } : {} },
+    (span) => {
+      try {
+        return fn();
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 describe('traceloopAdapter', () => {
   it('matches tool spans at end (their attributes are set after start) and judges them there', async () => {
     const { tracer, events, exporter, processor } = await setup();
-    const calls = workflow(tracer, 'tl-run', () => [1, 2, 3, 4, 5].map(() => withTool(tracer, 'check_status', '{"args":[],"kwargs":{"job":"a"}}', { state: 'running' })));
+    const calls = workflow(tracer, 'tl-run', () =>
+      [1, 2, 3, 4, 5].map(() =>
+        withTool(tracer, 'check_status', '{"args":[],"kwargs":{"job":"a"}}', { state: 'running' }),
+      ),
+    );
     expect(calls.every((c) => c.atStart === undefined)).toBe(true);
     expect(calls[2].atEnd?.level).toBe('warning');
     expect(calls[4].atEnd?.level).toBe('critical');
@@ -88,7 +102,9 @@ describe('traceloopAdapter', () => {
 
   it('redactContent removes traceloop.entity.input and .output', async () => {
     const { tracer, exporter, events } = await setup({ redactContent: true });
-    workflow(tracer, 'red', () => [1, 2, 3].forEach(() => withTool(tracer, 'search', '{"args":["q"],"kwargs":{}}', 'r')));
+    workflow(tracer, 'red', () =>
+      [1, 2, 3].forEach(() => withTool(tracer, 'search', '{"args":["q"],"kwargs":{}}', 'r')),
+    );
     expect(events).toHaveLength(1);
     for (const span of exporter.getFinishedSpans().filter((s) => s.name === 'search.tool')) {
       expect(span.attributes[sc.ATTR_TRACELOOP_ENTITY_INPUT]).toBeUndefined();
@@ -102,7 +118,11 @@ describe('traceloopAdapter', () => {
     workflow(tracer, 'w', () => {
       for (let n = 0; n < 5; n += 1) {
         tracer.startActiveSpan('plan.task', (span) => {
-          span.setAttributes({ [sc.ATTR_TRACELOOP_SPAN_KIND]: 'task', [sc.ATTR_TRACELOOP_ENTITY_NAME]: 'plan', [sc.ATTR_TRACELOOP_ENTITY_INPUT]: '{}' });
+          span.setAttributes({
+            [sc.ATTR_TRACELOOP_SPAN_KIND]: 'task',
+            [sc.ATTR_TRACELOOP_ENTITY_NAME]: 'plan',
+            [sc.ATTR_TRACELOOP_ENTITY_INPUT]: '{}',
+          });
           span.end();
         });
       }
