@@ -1,6 +1,6 @@
 /**
  * tool-loop-guard: OpenClaw's tool-loop detection as an OpenTelemetry SpanProcessor.
- * See README.md for setup and DESIGN's contract for attribute and event names.
+ * See README.md for setup and the span contract (attribute, event and metric names in semconv).
  */
 export { ToolLoopSpanProcessor, type ToolLoopProcessorStats } from './otel/processor.js';
 export { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS, type ToolLoopSpanProcessorOptions } from './otel/options.js';

@@ -1,9 +1,9 @@
 /**
  * Every attribute, event and metric name this package reads or writes.
- * The names are a public contract (DESIGN §3–§4): add, never rename.
+ * The names are a public contract (dashboards, alert rules and users read them): add, never rename.
  */
 
-// ── Span input attributes (DESIGN §3) ────────────────────────────────────────
+// ── Span input attributes ────────────────────────────────────────
 /** `gen_ai.operation.name`, written by `traceToolCall` / `traceRun`; adapters recognise tool spans by `gen_ai.tool.name`, not by it. */
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 /** Value of `gen_ai.operation.name` on tool-call spans (and the first word of their name). */
@@ -35,7 +35,7 @@ export const ATTR_TOOL_LOOP_RUN_ID = 'tool_loop.run_id';
 /** `compaction.retry` = true on any span arms the post-compaction guard for its run. */
 export const ATTR_COMPACTION_RETRY = 'compaction.retry';
 
-// ── Span events (DESIGN §4) ──────────────────────────────────────────────────
+// ── Span events ──────────────────────────────────────────────────
 /** A warning verdict that was not suppressed. */
 export const EVENT_TOOL_LOOP_WARNING = 'tool_loop.warning';
 /** A critical verdict (never suppressed). */
@@ -45,7 +45,7 @@ export const EVENT_TOOL_LOOP_ABORTED = 'tool_loop.aborted';
 /** Post-compaction guard armed. */
 export const EVENT_TOOL_LOOP_GUARD_ARMED = 'tool_loop.guard_armed';
 
-// ── Event attributes (DESIGN §4) ─────────────────────────────────────────────
+// ── Event attributes ─────────────────────────────────────────────
 export const ATTR_TOOL_LOOP_DETECTOR = 'tool_loop.detector';
 export const ATTR_TOOL_LOOP_LEVEL = 'tool_loop.level';
 export const ATTR_TOOL_LOOP_ACTION = 'tool_loop.action';
@@ -72,7 +72,7 @@ export const VERDICT_WARNING = 'warning';
 export const VERDICT_CRITICAL = 'critical';
 export const VERDICT_ABORTED = 'aborted';
 
-// ── Metrics (DESIGN §4) ──────────────────────────────────────────────────────
+// ── Metrics ──────────────────────────────────────────────────────
 /** Counter of emitted loop events, by action, detector, level, tool and agent. */
 export const METRIC_TOOL_LOOP_EVENTS = 'tool_loop.events';
 

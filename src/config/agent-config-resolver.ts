@@ -9,7 +9,7 @@ import { isRecord } from '../util/is-record.js';
 /**
  * Resolves the effective loop-detection config for an agent id, once per agent: the
  * global `tools.loopDetection` block merged with the matching `agents.list[]` entry
- * (spec §d), validated and clamped. Structural problems (unknown keys, wrong types) are
+ * (as OpenClaw merges them), validated and clamped. Structural problems (unknown keys, wrong types) are
  * reported once through the logger at construction; the runtime falls back per key.
  */
 export class AgentConfigResolver {

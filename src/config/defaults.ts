@@ -1,6 +1,6 @@
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 
-/** OpenClaw's documented defaults (spec §d). */
+/** OpenClaw's documented defaults of `tools.loopDetection`. */
 export const DEFAULT_HISTORY_SIZE = 30;
 export const DEFAULT_WARNING_THRESHOLD = 10;
 export const DEFAULT_CRITICAL_THRESHOLD = 20;

@@ -1,7 +1,7 @@
 import type { LoopDetectionConfig } from './types.js';
 
 /**
- * OpenClaw's per-agent merge (spec §d): no agent block → the global block as is; no global
+ * OpenClaw's per-agent merge: no agent block → the global block as is; no global
  * block → the agent block as is; both → a shallow overlay where agent keys win, plus nested
  * overlays of `detectors` and `postCompactionGuard`.
  */

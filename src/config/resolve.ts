@@ -25,7 +25,7 @@ export function isPositiveInteger(value: unknown): value is number {
 }
 
 /**
- * Resolves a (possibly merged) `tools.loopDetection` block at runtime (spec §d): invalid
+ * Resolves a (possibly merged) `tools.loopDetection` block at runtime, as OpenClaw does: invalid
  * numbers and booleans fall back to their defaults with a warning naming the key; then
  * `criticalThreshold` is clamped above `warningThreshold` and
  * `globalCircuitBreakerThreshold` above the clamped critical, each with a warning.

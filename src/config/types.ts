@@ -17,7 +17,7 @@ export interface PostCompactionGuardConfig {
 }
 
 /**
- * OpenClaw's `tools.loopDetection` block (spec §d). Every key is optional; invalid values
+ * OpenClaw's `tools.loopDetection` block. Every key is optional; invalid values
  * fall back to the default with a warning.
  */
 export interface LoopDetectionConfig {

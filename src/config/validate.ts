@@ -24,7 +24,7 @@ const LOOP_DETECTION_SHAPE: Shape = {
 };
 
 /**
- * Checks a configuration object against the OpenClaw schema (spec §d): types, unknown keys,
+ * Checks a configuration object against OpenClaw's `tools.loopDetection` schema: types, unknown keys,
  * and the pairwise rules `warningThreshold < criticalThreshold` and
  * `criticalThreshold < globalCircuitBreakerThreshold` when both of a pair are present.
  * Keys this package does not know are reported as warnings (OpenClaw rejects them; we keep

@@ -37,7 +37,7 @@ export interface PostCompactionGuardOptions {
 const DORMANT: GuardVerdict = Object.freeze({ shouldAbort: false, armed: false, remaining: 0 });
 
 /**
- * The post-compaction guard of spec §c. After each compaction-retry it is armed for
+ * OpenClaw's post-compaction guard. After each compaction-retry it is armed for
  * `windowSize` observations; it aborts on the observation that completes a window in which
  * every observation is the same (tool, args, result) triple. Any other observation in the
  * window makes an abort impossible until the next re-arm.

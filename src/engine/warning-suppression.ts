@@ -5,7 +5,7 @@ import { setBounded } from '../util/bounded-map.js';
 export const MAX_WARNING_KEYS = 256;
 
 /**
- * Per-session warning de-duplication (DESIGN §4): for each run and warning key, a warning
+ * Per-run warning de-duplication: for each run and warning key, a warning
  * is emitted when `floor(count / warningThreshold)` exceeds the last emitted bucket, so a
  * steady loop warns at W, 2W, 3W… Criticals are never suppressed.
  */

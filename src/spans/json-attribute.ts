@@ -1,6 +1,6 @@
 /**
  * Parses a content attribute: JSON text becomes its value; text that is not JSON stays the
- * string itself (DESIGN §3: "plain text if not JSON"); non-string values pass through.
+ * string itself (instrumentations record plain-text results too); non-string values pass through.
  */
 export function parseJsonAttribute(value: unknown): unknown {
   if (typeof value !== 'string') return value;

@@ -27,7 +27,7 @@ function forDescendants(scope: SpanScope): SpanScope {
 }
 
 /**
- * Resolves and remembers run scopes along the span tree (DESIGN §3): the span's own run id,
+ * Resolves and remembers run scopes along the span tree: the span's own run id,
  * else the nearest live ancestor's, else the trace id. Scopes are kept in a `WeakMap` keyed
  * by the span object, so a span that never ends costs nothing once the SDK drops it.
  * Only spans whose scope differs from the trace default are remembered: a span in the

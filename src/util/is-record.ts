@@ -5,7 +5,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * True for a non-null, non-array object whose `Object.prototype.toString` tag is
- * `[object Object]` — the "plain object" of spec §b.2 (object literals, `JSON.parse`
+ * `[object Object]` — what OpenClaw's outcome hashing treats as a plain object (object literals, `JSON.parse`
  * output, `Object.create(null)` records and ordinary class instances). Errors, typed
  * arrays, dates, maps and sets are not plain objects.
  */

@@ -1,4 +1,4 @@
-/** `AgentConfigResolver`: per-agent merged, validated and clamped config (spec §d). */
+/** `AgentConfigResolver`: per-agent merged, validated and clamped config. */
 import { describe, expect, it } from 'vitest';
 import {
   AgentConfigResolver,

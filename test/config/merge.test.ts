@@ -1,4 +1,4 @@
-/** `mergeLoopDetectionConfig`: OpenClaw's per-agent merge (spec §d). */
+/** `mergeLoopDetectionConfig`: OpenClaw's per-agent merge. */
 import { describe, expect, it } from 'vitest';
 import {
   mergeLoopDetectionConfig,

@@ -1,4 +1,4 @@
-/** `resolveLoopDetectionConfig`: defaults, fallbacks with warnings naming the key, clamping (spec §d). */
+/** `resolveLoopDetectionConfig`: defaults, fallbacks with warnings naming the key, clamping. */
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_LOOP_DETECTION_CONFIG,

@@ -1,4 +1,4 @@
-/** `validateToolLoopGuardConfig` / `validateLoopDetectionConfig`: schema rules of spec §d. */
+/** `validateToolLoopGuardConfig` / `validateLoopDetectionConfig`: OpenClaw's schema rules. */
 import { describe, expect, it } from 'vitest';
 import { validateLoopDetectionConfig, validateToolLoopGuardConfig, type ConfigIssue } from '../../src/config/index.js';
 

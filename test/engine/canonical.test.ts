@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalString, writeCanonical, type CanonicalSink } from '../../src/engine/hashing/canonical.js';
 
-describe('canonicalString (spec §b.2 stable serialisation)', () => {
+describe('canonicalString', () => {
   it('writes objects with sorted keys and no whitespace', () => {
     expect(canonicalString({ b: [2], a: 1 })).toBe('{"a":1,"b":[2]}');
     expect(canonicalString({ B: 1, a: 2, _: 3, '10': 4, '9': 5 })).toBe('{"10":4,"9":5,"B":1,"_":3,"a":2}');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isKnownPollCall } from '../../src/engine/hashing/known-poll.js';
 
-describe('isKnownPollCall (spec §b.4)', () => {
+describe('isKnownPollCall', () => {
   it('command_status is a poll whatever its params', () => {
     expect(isKnownPollCall('command_status', { id: 'x' })).toBe(true);
     expect(isKnownPollCall('command_status', undefined)).toBe(true);

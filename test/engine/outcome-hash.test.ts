@@ -67,7 +67,7 @@ describe('hashToolOutcome: errors (rule 1)', () => {
   });
 });
 
-describe('hashToolOutcome: whole values (rule 2, DESIGN §3)', () => {
+describe('hashToolOutcome: whole values (rule 2)', () => {
   it('an undefined result gives no hash', () => {
     expect(hashToolOutcome(digester, { toolName: 'read' })).toEqual({});
     expect(hashToolOutcome(digester, { toolName: 'read', result: undefined })).toEqual({});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeUpdatePlanParams } from '../../src/engine/hashing/update-plan.js';
 
-describe('normalizeUpdatePlanParams (spec §b.2, G3b)', () => {
+describe('normalizeUpdatePlanParams', () => {
   it('reduces params to the status shape', () => {
     expect(
       normalizeUpdatePlanParams({

@@ -1,5 +1,5 @@
 /**
- * A small harness for the engine acceptance tests. It mirrors the notation of spec §g:
+ * A small harness for the engine acceptance tests. It mirrors the notation of OpenClaw's loop-detection scenarios:
  *
  * - `C0` = `{enabled: true}` (W 10, C 20, B 30, U 10, history 30).
  * - `R(x, D)` = result `{content: [{type: "text", text: x}], details: D}`.
@@ -34,10 +34,10 @@ import {
   type ResolvedLoopDetectionConfig,
 } from '../../src/config/index.js';
 
-/** `C0` of spec §g: detection on, every other key at its default. */
+/** `C0` of the scenarios: detection on, every other key at its default. */
 export const C0: LoopDetectionConfig = Object.freeze({ enabled: true });
 
-/** An OpenClaw-shaped tool result (spec §g `R(x, D)`). */
+/** An OpenClaw-shaped tool result (the scenarios' `R(x, D)`). */
 export interface ToolResult {
   content: Array<{ type: string; text: string }>;
   details?: unknown;
@@ -162,7 +162,7 @@ export class EngineHarness {
     return this.sig(tool, params).argsHash;
   }
 
-  /** The outcome hash of a result or an error (spec §b.2). */
+  /** The outcome hash of a result or an error. */
   outcomeHash(tool: string, params: unknown, outcome: Outcome): { resultHash?: string; unknownToolName?: string } {
     return 'error' in outcome
       ? hashToolOutcome(this.digester, { toolName: tool, params, error: outcome.error, isError: true })
@@ -187,7 +187,7 @@ export class EngineHarness {
   }
 
   /**
-   * Records an outcome (spec §b.3 step 2) for a call: projects it, and when it yields a hash
+   * Records an outcome for a call: projects it, and when it yields a hash
    * attaches it to the matching pending record (or appends one). Returns the record that
    * holds the outcome, or `undefined` when the projection gave no hash.
    */
@@ -241,7 +241,7 @@ export class EngineHarness {
   }
 
   /**
-   * The before-tool-call flow of spec §e for one call: check; unless blocked, record the
+   * OpenClaw's before-tool-call flow for one call: check; unless blocked, record the
    * call and then its outcome; when blocked, record the loop's own veto outcome (which
    * carries no hash). Returns the check.
    */

@@ -3,7 +3,7 @@
  *
  * Everything here is a thin wrapper over the public OpenTelemetry API and the real SDK
  * (`BasicTracerProvider`, `InMemorySpanExporter`, `SimpleSpanProcessor`,
- * `AsyncLocalStorageContextManager`): spans are described with the attributes of DESIGN §3
+ * `AsyncLocalStorageContextManager`): spans are described with the attributes of the span contract (README)
  * only, so a test written with these helpers is a test of the processor as any
  * instrumentation would drive it. Nothing of ours is mocked.
  */
@@ -125,7 +125,7 @@ export function resetOtelGlobals(): void {
   diag.disable();
 }
 
-// ── Raw spans (attributes only, DESIGN §3) ───────────────────────────────────
+// ── Raw spans (attributes only) ───────────────────────────────────
 
 /** A parent for a new span: a span, a context, or nothing (root, or the active context). */
 export type Parent = Span | Context | undefined;
@@ -262,7 +262,7 @@ export function eventsNamed(
   return found;
 }
 
-/** Every loop event name of DESIGN §4. */
+/** Every loop event name of the span contract. */
 export const LOOP_EVENT_NAMES = [
   sc.EVENT_TOOL_LOOP_WARNING,
   sc.EVENT_TOOL_LOOP_BLOCKED,
@@ -284,7 +284,7 @@ export function attr(event: TimedEvent | { attributes?: Attributes }, key: strin
 
 // ── Results ──────────────────────────────────────────────────────────────────
 
-/** `R(text, details)` of spec §g: an OpenClaw-shaped tool result. */
+/** `R(text, details)` of the scenarios: an OpenClaw-shaped tool result. */
 export function R(
   text: string,
   details?: unknown,
@@ -292,7 +292,7 @@ export function R(
   return details === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], details };
 }
 
-/** `C0` of spec §g as an OpenClaw-shaped config. */
+/** `C0` of the scenarios as an OpenClaw-shaped config. */
 export const C0 = Object.freeze({ tools: { loopDetection: { enabled: true } } });
 
 /** Small thresholds (W 2, C 4, B 6) so that adapter tests reach every level in a few calls. */

@@ -1,19 +1,19 @@
 /**
- * A deliberately naive reference model of spec §b.3–§b.5 (recording, derived quantities,
- * decision order) and of DESIGN §4 warning suppression, for differential tests against
- * `src/engine`. It is written from the spec text, not from `src/engine/history.ts`:
+ * A deliberately naive reference model of OpenClaw's loop detection (recording, derived
+ * quantities, decision order) and of our warning suppression, for differential tests against
+ * `src/engine`. It is written from OpenClaw's rules, not from `src/engine/history/`:
  *
  * - the history is one plain array, trimmed from the front after every append;
  * - every derived quantity is a fresh scan of the run-filtered array, newest to oldest,
- *   exactly as the spec words it (no indexes, no incremental state);
- * - the decision order is the table of §b.5, row by row.
+ *   exactly as OpenClaw words it (no indexes, no incremental state);
+ * - the decision order is OpenClaw's table, row by row.
  *
  * It never touches hashing: callers hand it `toolName`, `argsHash`, `resultHash` and
  * `unknownToolName` as opaque strings. Thresholds come from an already resolved config
- * (spec §d resolution is tested elsewhere).
+ * (its resolution is tested elsewhere).
  */
 
-/** The config fields the rows of §b.5 read. */
+/** The config fields the rows of the decision table read. */
 export interface ReferenceConfig {
   readonly enabled: boolean;
   readonly historySize: number;
@@ -28,7 +28,7 @@ export interface ReferenceConfig {
   };
 }
 
-/** A record of spec §b.1 (timestamps are irrelevant to detection and left out). */
+/** A history record (timestamps are irrelevant to detection and left out). */
 export interface ReferenceRecord {
   toolName: string;
   argsHash: string;
@@ -57,7 +57,7 @@ export interface ReferenceVerdict {
   readonly pairedToolName?: string;
 }
 
-/** Spec §b.1: trim; an empty string counts as "no run id". */
+/** Trim; an empty string counts as "no run id". */
 export function refNormalizeRunId(runId: string | undefined): string | undefined {
   if (typeof runId !== 'string') return undefined;
   const trimmed = runId.trim();
@@ -68,11 +68,11 @@ function sameRun(a: string | undefined, b: string | undefined): boolean {
   return refNormalizeRunId(a) === refNormalizeRunId(b);
 }
 
-/** The shared history of one session (spec §b.1, §b.3). */
+/** The shared history of one session. */
 export class ReferenceHistory {
   readonly records: ReferenceRecord[] = [];
 
-  /** §b.3 step 1: append the pre-call record, then drop the oldest until `historySize` long. */
+  /** Before a call: append the pre-call record, then drop the oldest until `historySize` long. */
   recordCall(
     call: { toolName: string; argsHash: string; toolCallId?: string; runId?: string },
     historySize: number,
@@ -86,7 +86,7 @@ export class ReferenceHistory {
   }
 
   /**
-   * §b.3 step 2: find the newest record with the same run, the same call id (if given),
+   * After a call: find the newest record with the same run, the same call id (if given),
    * the same tool and args and no result yet; attach; else append a complete record. Trim.
    */
   recordOutcome(
@@ -125,7 +125,7 @@ export class ReferenceHistory {
     this.trim(historySize);
   }
 
-  /** §b.1 scope: the records of one run (or the unscoped ones), oldest first. */
+  /** Run scope: the records of one run (or the unscoped ones), oldest first. */
   scoped(runId: string | undefined): ReferenceRecord[] {
     return this.records.filter((record) => sameRun(record.runId, runId));
   }
@@ -135,7 +135,7 @@ export class ReferenceHistory {
   }
 }
 
-// ── §b.4 derived quantities: each a full scan of the scoped records ───────────
+// ── Derived quantities: each a full scan of the scoped records ───────────
 
 export function refNoProgressStreak(
   scoped: readonly ReferenceRecord[],
@@ -220,7 +220,7 @@ export function refPingPong(
   return { count: tail + 1, evidence, pairedToolName: last.toolName, pairedSignature: last.argsHash };
 }
 
-// ── §b.5 decision order ───────────────────────────────────────────────────────
+// ── Decision order ───────────────────────────────────────────────────────
 
 /** The verdict for `call` over `history`, before the call is recorded; `undefined` = not stuck. */
 export function referenceDetect(
@@ -331,7 +331,7 @@ export function referenceDetect(
 }
 
 /**
- * DESIGN §4 warning suppression: per run and warningKey, emit when
+ * Warning suppression: per run and warningKey, emit when
  * `floor(count / W)` exceeds the last emitted bucket (initially 0); criticals always emit.
  * The map keeps at most `maxKeys` keys, forgetting the least recently emitted one.
  */
@@ -357,7 +357,7 @@ export class ReferenceSuppression {
 }
 
 /**
- * One session of the before-tool-call flow (spec §e): check; a critical blocks and is not
+ * One session of the before-tool-call flow: check; a critical blocks and is not
  * recorded; otherwise record the call. Mirrors `LoopSession` at the model level.
  */
 export class ReferenceSession {

@@ -1,6 +1,6 @@
 /**
  * Acceptance: `markCompactionRetry` records a `compaction.retry` span that arms the
- * post-compaction guard for its run (DESIGN §3), visible as a `tool_loop.guard_armed`
+ * post-compaction guard for its run, visible as a `tool_loop.guard_armed`
  * event and OpenClaw's `post-compaction guard armed for N attempts` diag line.
  */
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';

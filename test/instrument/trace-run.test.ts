@@ -1,7 +1,7 @@
 /**
  * Acceptance: `traceRun` opens the run's root span and gives the body an `AbortSignal` that
  * the processor aborts with a `CompactionLoopPersistedError` when the post-compaction guard
- * fires (spec §c) — after windowSize identical (tool, args, result) triples following
+ * fires — after windowSize identical (tool, args, result) triples following
  * `markCompactionRetry` — and never when results change.
  */
 import { SpanStatusCode } from '@opentelemetry/api';

@@ -1,5 +1,5 @@
 /**
- * Acceptance: memory is bounded (DESIGN §5). Run state is released when the run's root span
+ * Acceptance: memory is bounded. Run state is released when the run's root span
  * ends, after an idle TTL (for roots that never end, e.g. an aborted `streamText`), and by a
  * max-live-runs cap that evicts the least recently active run and reports it once.
  */

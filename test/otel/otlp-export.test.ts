@@ -2,7 +2,7 @@
  * Acceptance: the loop events reach an OTLP/HTTP backend. A real `OTLPTraceExporter`
  * (JSON encoding, its default) behind a `BatchSpanProcessor` posts to a local receiver on
  * 127.0.0.1; the received payload holds `tool_loop.warning`, `tool_loop.blocked`,
- * `tool_loop.guard_armed` and `tool_loop.aborted` with every DESIGN §4 attribute, the
+ * `tool_loop.guard_armed` and `tool_loop.aborted` with every contract attribute, the
  * `tool_loop.verdict` span attributes, and no raw arguments or results (the spans were made
  * by `traceRun` / `traceToolCall` / `markCompactionRetry`, which hash content).
  */
@@ -102,7 +102,7 @@ describe('OTLP/HTTP JSON export of loop events', () => {
     );
   });
 
-  it('contains a tool_loop.warning event with every DESIGN §4 attribute (ping_pong, paired tool)', () => {
+  it('contains a tool_loop.warning event with every contract attribute (ping_pong, paired tool)', () => {
     const events = decodedEvents(sc.EVENT_TOOL_LOOP_WARNING);
     expect(events).toHaveLength(1);
     const [{ span, attributes }] = events;
@@ -123,7 +123,7 @@ describe('OTLP/HTTP JSON export of loop events', () => {
     expect(otlpAttributes(span.attributes)[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('warning');
   });
 
-  it('contains a tool_loop.blocked event with every DESIGN §4 attribute', () => {
+  it('contains a tool_loop.blocked event with every contract attribute', () => {
     const events = decodedEvents(sc.EVENT_TOOL_LOOP_BLOCKED);
     expect(events).toHaveLength(1);
     const [{ span, attributes }] = events;
@@ -165,7 +165,7 @@ describe('OTLP/HTTP JSON export of loop events', () => {
     expect(attributes).toHaveProperty([sc.ATTR_GEN_AI_TOOL_NAME]);
   });
 
-  it('contains a tool_loop.aborted event with every DESIGN §4 attribute and error.type=compaction_loop_persisted', () => {
+  it('contains a tool_loop.aborted event with every contract attribute and error.type=compaction_loop_persisted', () => {
     const events = decodedEvents(sc.EVENT_TOOL_LOOP_ABORTED);
     expect(events).toHaveLength(1);
     const [{ span, attributes }] = events;

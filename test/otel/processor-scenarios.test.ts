@@ -1,6 +1,6 @@
 /**
- * Acceptance: the span processor reproduces spec §g scenarios when driven through raw
- * OpenTelemetry API calls only — spans described by the attributes of DESIGN §3, no
+ * Acceptance: the span processor reproduces OpenClaw's loop-detection scenarios when driven through raw
+ * OpenTelemetry API calls only — spans described by the attributes of the span contract (README), no
  * `traceToolCall` / `traceRun` helpers — on a real `BasicTracerProvider`.
  */
 import { context, trace, type Span } from '@opentelemetry/api';
@@ -34,7 +34,7 @@ afterEach(() => {
 
 /**
  * The span every tool call of a test hangs under unless the input names a parent: a plain
- * root span without attributes, so its trace is the run scope (DESIGN §3). Without it each
+ * root span without attributes, so its trace is the run scope. Without it each
  * tool span would be a trace root of its own, i.e. a run of its own.
  */
 const sessions = new WeakMap<OtelHarness, Span>();
@@ -89,7 +89,7 @@ function onlyLoopEvent(span: Span): { name: string; attributes: Record<string, u
 const READ_SAME = { tool: 'read', args: { path: '/same.txt' } };
 const SAME_OUTPUT = { result: R('same output', { ok: true }) };
 
-describe('spec §g scenarios on raw tool spans', () => {
+describe('OpenClaw loop-detection scenarios on raw tool spans', () => {
   it('scenario 1: with no config, 20 identical read calls produce no loop event and no callback', async () => {
     const h = await createOtelHarness();
     const spans = calls(h, 21, READ_SAME, SAME_OUTPUT);
@@ -587,7 +587,7 @@ describe('run scoping on the span tree', () => {
 });
 
 describe('callbacks, redaction and metrics', () => {
-  it('onLoopEvent receives LoopEvent objects with every DESIGN §2 field', async () => {
+  it('onLoopEvent receives LoopEvent objects with every contract field', async () => {
     const h = await createOtelHarness({ config: C0 });
     const root = startRunSpan(h.tracer, { runId: 'run-cb', agentId: 'agent-cb' });
     const alternate = (i: number) => ({

@@ -1,5 +1,5 @@
 /**
- * Acceptance: the processor never throws into the host (DESIGN §5) — throwing user callbacks
+ * Acceptance: the processor never throws into the host — throwing user callbacks
  * are caught and reported through `diag` while detection goes on — and `abortOnCritical`
  * aborts the run's signal with a `ToolLoopBlockedError`.
  */

@@ -1,7 +1,7 @@
 /**
  * User callbacks that throw or are slow, and exporters that throw or hang: detection and
- * abort still work and nothing propagates to the caller (DESIGN §5: hooks never throw into
- * the host; detection does not depend on export).
+ * abort still work and nothing propagates to the caller (hooks never throw into the
+ * host; detection does not depend on export).
  */
 import { ROOT_CONTEXT, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';

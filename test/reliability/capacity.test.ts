@@ -1,7 +1,7 @@
 /**
  * 100 000 concurrent runs (root spans never ended) with `maxLiveRuns: 1000`: the live-run
  * cap evicts the least recently active run first — verified through history behaviour —
- * and reports the drops once through `diag` (DESIGN §5).
+ * and reports the drops once through `diag`.
  */
 import { ROOT_CONTEXT, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';

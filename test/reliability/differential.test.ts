@@ -1,6 +1,6 @@
 /**
  * Differential test: the engine (`LoopSession`, `detectToolCallLoop`, `ToolCallHistory`)
- * against the scan-based reference model of spec §b.3–§b.5 in test/helpers/reference-model.ts,
+ * against the scan-based reference model of OpenClaw's recording, derived quantities and decision order in test/helpers/reference-model.ts,
  * on random histories: tools from a small set, args and results from small sets so repeats
  * happen, pending records, unknown-tool errors, outcomes matched by call id or not, several
  * run ids (blank and padded ones included) plus unscoped, small random thresholds and
@@ -245,7 +245,7 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
   }
 }
 
-describe('differential: engine vs the scan-based reference model (spec §b.3–§b.5)', () => {
+describe('differential: engine vs the scan-based reference model', () => {
   it(
     'LoopRun.check / detectToolCallLoop / history records equal the reference on random histories',
     () => {
@@ -286,11 +286,11 @@ describe('differential: engine vs the scan-based reference model (spec §b.3–�
     replay(C, unknown, 'tool-prefixed');
   });
 
-  // Spec §b.4: noProgressStreak and recentCount look only at records with the same toolName
-  // AND argsHash. A pre-computed `tool_loop.args_hash` (DESIGN §3) need not start with the
+  // OpenClaw: noProgressStreak and recentCount look only at records with the same toolName
+  // AND argsHash. A pre-computed `tool_loop.args_hash` need not start with the
   // tool name, so two tools can share one argsHash.
   // The engine keys signatures by tool and args hash (history.ts `signatureKey`).
-  it('pre-computed args hashes shared by two tools: streaks and counts stay per tool (spec §b.4)', () => {
+  it('pre-computed args hashes shared by two tools: streaks and counts stay per tool', () => {
     fc.assert(
       fc.property(configArb, fc.array(opArb, { minLength: 1, maxLength: 80 }), (block, ops) =>
         replay(block, ops, 'foreign'),

@@ -1,6 +1,6 @@
 /**
- * Privacy and hashing (issue 8, DESIGN §5 "raw arguments and results are never added to
- * spans by this package unless the user opts in"): proven on the OTLP/HTTP JSON payload the
+ * Privacy and hashing (raw arguments and results are never added to spans by this package
+ * unless the user opts in): proven on the OTLP/HTTP JSON payload the
  * real `OTLPTraceExporter` sends to a local receiver on 127.0.0.1 (random port).
  */
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';

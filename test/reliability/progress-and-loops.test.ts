@@ -3,14 +3,14 @@
  *
  * - Progress is never blocked: when every call's result differs from the last identical
  *   call's, `generic_repeat`, `known_poll_no_progress` and `global_circuit_breaker` never
- *   return critical and the post-compaction guard never aborts (spec §b.4 noProgressStreak,
- *   §c window semantics). `ping_pong` and `unknown_tool_repeat` are outside the claim: a
+ *   return critical and the post-compaction guard never aborts (streaks count identical
+ *   outcomes only; the guard needs a whole window of identical triples). `ping_pong` and `unknown_tool_repeat` are outside the claim: a
  *   short alternation with one hash per side, or a streak of unknown-tool errors, is a loop
  *   by definition even when results change.
  * - Loops are always caught: a run of identical (tool, args, result) calls is critical by
  *   exactly the spec's threshold for its detector (generic_repeat at C for non-polls,
  *   known_poll_no_progress at C for polls, the breaker at B when both are disabled), whatever
- *   unrelated traffic interleaves in other runs (spec §b.5 rows 2, 3, 7; §b.6 sticky blocks).
+ *   unrelated traffic interleaves in other runs.
  */
 import { ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
@@ -261,7 +261,7 @@ describe('loops are always caught', () => {
             const resolved = resolveLoopDetectionConfig(block);
             const threshold =
               scenario === 'breaker' ? resolved.globalCircuitBreakerThreshold : resolved.criticalThreshold;
-            const historySize = threshold + knobs.slack; // spec §b.6: thresholds above the window never fire
+            const historySize = threshold + knobs.slack; // thresholds above the history window never fire
             const h = await setup({ ...block, historySize });
             const driver = new SpanDriver(h.tracer, h.advance, () => h.processor.forceFlush());
             const poll = scenario === 'poll' || (scenario === 'breaker' && knobs.pollTool);

@@ -8,7 +8,7 @@ import { detectUnknownToolRepeat } from './unknown-tool-repeat.js';
 import type { ScopedHistory } from '../history/queries.js';
 import type { ToolCallSignature } from '../types.js';
 
-/** The decision order of spec §b.5: the first detector that finds something wins. */
+/** OpenClaw's decision order: the first detector that finds something wins. */
 export const DETECTION_ORDER: readonly Detector[] = [
   detectUnknownToolRepeat,
   detectGlobalCircuitBreaker,

@@ -2,7 +2,7 @@ import type { ResolvedLoopDetectionConfig } from '../config.js';
 import type { ScopedHistory } from '../history/queries.js';
 import type { LoopVerdict, ToolCallSignature } from '../types.js';
 
-/** The log line a detector writes when its row matches (spec §b.5, subsystem `agents/loop-detection`). */
+/** The log line a detector writes when it matches (OpenClaw's subsystem `agents/loop-detection`). */
 export interface DetectorLogLine {
   readonly level: 'warn' | 'error';
   readonly message: string;

@@ -1,7 +1,7 @@
 import type { Detector } from './detector.js';
 
 /**
- * `generic_repeat` (spec §b.5 rows 7–8), for calls that are not known polls: critical when
+ * OpenClaw's `generic_repeat`, for calls that are not known polls: critical when
  * identical arguments produced identical outcomes `criticalThreshold` times; warning when
  * the same arguments were used `warningThreshold` times, whatever the outcomes. Gated by
  * `detectors.genericRepeat`.

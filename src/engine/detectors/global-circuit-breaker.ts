@@ -1,7 +1,7 @@
 import type { Detector } from './detector.js';
 
 /**
- * `global_circuit_breaker` (spec §b.5 row 2): identical no-progress outcomes reached
+ * OpenClaw's `global_circuit_breaker`: identical no-progress outcomes reached
  * `globalCircuitBreakerThreshold`. Not gated by the detector toggles.
  */
 export const detectGlobalCircuitBreaker: Detector = (history, call, config) => {

@@ -1,7 +1,7 @@
 import type { Detector } from './detector.js';
 
 /**
- * `known_poll_no_progress` (spec §b.5 rows 3–4): a known poll (`command_status`, `process`
+ * OpenClaw's `known_poll_no_progress`: a known poll (`command_status`, `process`
  * poll/log) returned the same outcome `criticalThreshold` (critical) or `warningThreshold`
  * (warning) times. Gated by `detectors.knownPollNoProgress`.
  */

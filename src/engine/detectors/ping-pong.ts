@@ -1,7 +1,7 @@
 import type { Detector } from './detector.js';
 
 /**
- * `ping_pong` (spec §b.5 rows 5–6): the call continues an alternation of two signatures.
+ * OpenClaw's `ping_pong`: the call continues an alternation of two signatures.
  * Critical at `criticalThreshold` when both sides show identical outcomes (no-progress
  * evidence); warning at `warningThreshold` regardless of outcomes. Gated by
  * `detectors.pingPong`.

@@ -1,7 +1,7 @@
 import type { Detector } from './detector.js';
 
 /**
- * `unknown_tool_repeat` (spec §b.5 row 1): the newest records of this tool failed naming the
+ * OpenClaw's `unknown_tool_repeat`, checked first: the newest records of this tool failed naming the
  * same unavailable tool at least `unknownToolThreshold` times in a row. Not gated by the
  * detector toggles; writes no log line.
  */

@@ -2,7 +2,7 @@ import type { Digester } from './digest.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';
 
 /**
- * The args hash of spec §b.2: `<toolName>:<digest of the normalised params>` (16 hex
+ * The args hash: `<toolName>:<digest of the normalised params>` (16 hex
  * digits of xxhash64). Only `update_plan` params are normalised (to their status shape);
  * everything else, including non-object params, is digested as is.
  */

@@ -88,7 +88,7 @@ function frameOf(node: object, sorter: KeySorter): Frame {
 }
 
 /**
- * Streams the stable serialisation of spec §b.2 into `sink`, without building the whole
+ * Streams the stable (key-sorted) serialisation that hashes are taken of into `sink`, without building the whole
  * text in memory and without recursion (depth is limited only by heap).
  *
  * Rules:

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../../util/is-record.js';
 
 /**
- * True when a call is a known poll (spec §b.4): `command_status` with any params, or
+ * True when a call is one of OpenClaw's known polls: `command_status` with any params, or
  * `process` whose params are an object with `action` `"poll"` or `"log"`. Tool names
  * are compared exactly (callers pass the normalised name).
  */

@@ -34,7 +34,7 @@ const EXEC_APPROVAL = new Set(['approval-pending', 'approval-unavailable']);
 /**
  * Builds the result OpenClaw returns to the model instead of running a call that loop
  * detection blocked: `{content:[{type:'text', text: reason}], details:{status:'blocked',
- * deniedReason:'tool-loop', reason}}`. Its outcome is never hashed (spec §b.2 rule 4).
+ * deniedReason:'tool-loop', reason}}`. Its outcome is never hashed (OpenClaw: the loop's own veto is no outcome).
  */
 export function blockedToolResult(reason: string): BlockedToolResult {
   return {
@@ -45,7 +45,8 @@ export function blockedToolResult(reason: string): BlockedToolResult {
 
 /**
  * True for an OpenClaw-shaped tool result: a plain object with a `content` array and/or
- * a plain-object `details` (DESIGN §3). Only these get the spec's outcome projections.
+ * a plain-object `details`. Only these get OpenClaw's outcome projections; any other value is
+ * hashed whole, or every framework's plain result would collapse to one hash.
  */
 export function isOpenClawShapedResult(value: unknown): boolean {
   return isPlainObject(value) && (Array.isArray(value.content) || isPlainObject(value.details));
@@ -83,7 +84,7 @@ function stringOr<T>(value: unknown, fallback: T): string | T {
   return typeof value === 'string' ? value : fallback;
 }
 
-/** Spec §b.2 rule 5; `undefined` means "fall through to the default". */
+/** OpenClaw's `exec` projection (status, exit code, output; no durations); `undefined` means "fall through to the default". */
 function execProjection(details: Record<string, unknown>, text: string): unknown {
   const { status } = details;
   if (typeof status !== 'string') return undefined;
@@ -110,7 +111,7 @@ function execProjection(details: Record<string, unknown>, text: string): unknown
   return undefined;
 }
 
-/** Spec §b.2 rule 6; `undefined` when the call is not a `process` poll or log. */
+/** OpenClaw's `process` poll/log projection; `undefined` when the call is not a `process` poll or log. */
 function processProjection(params: unknown, details: Record<string, unknown>, text: string): unknown {
   if (!isPlainObject(params)) return undefined;
   const { action } = params;
@@ -154,7 +155,7 @@ function projectShapedResult(toolName: string, params: unknown, result: Record<s
 }
 
 /**
- * Hashes a finished call's outcome (spec §b.2 "resultHash", rules in order, first wins):
+ * Hashes a finished call's outcome with OpenClaw's `resultHash` rules, in order (first wins):
  * 1. an error → `"error:" + digestText(errorText)` (an `Error`'s message, or its name if
  *    the message is empty; a string as is; a number/boolean/bigint as text; anything
  *    else canonically serialised), plus `unknownToolName` when the text names one;

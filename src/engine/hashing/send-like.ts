@@ -54,7 +54,7 @@ function hasSendAction(params: Record<string, unknown>): boolean {
 
 /**
  * True when a call delivers a message, so its outcome is hashed without volatile
- * delivery ids (spec §b.2 rule 7, #89090):
+ * delivery ids (OpenClaw's rule for sends, OpenClaw issue #89090):
  * - `sessions_send`, whatever its params;
  * - `message` with `params.action` one of `send`, `broadcast`, `reply`, `thread-reply`,
  *   `sendWithEffect`, `sendAttachment`, `upload-file`, `sticker`, `poll`;
@@ -92,8 +92,8 @@ function isMessageDeliveryObject(value: Record<string, unknown>): boolean {
 }
 
 /**
- * Returns a copy of `value` without volatile delivery ids, at any depth (spec §b.2
- * rule 7): the keys `messageId`, `message_id`, `messageIds`, `platformMessageId`,
+ * Returns a copy of `value` without volatile delivery ids, at any depth (as OpenClaw
+ * strips them from sends): the keys `messageId`, `message_id`, `messageIds`, `platformMessageId`,
  * `platformMessageIds`, `fileId`, `file_id`, `fileKey`, `pollId`, `poll_id`, `receipt`,
  * `runId`, `idempotencyKey`, `ts`, `timestamp`, `sentAt`, `deliveredAt`, `createdAt`,
  * and `id` on a message-delivery object (string `id` and `text`, plus a string

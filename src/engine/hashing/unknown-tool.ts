@@ -2,8 +2,8 @@ const UNKNOWN_TOOL = /unknown tool[:\s]+["'`]?([a-z0-9_.-]+)/i;
 const TOOL_NOT_AVAILABLE = /tool\s+["'`]?([a-z0-9_.-]+)["'`]?\s+(?:not found|is not available)/i;
 
 /**
- * Extracts the name of the unavailable tool an error text complains about (spec §b.2
- * "Unknown-tool extraction"): first `unknown tool`, then `:` or whitespace, an optional
+ * Extracts the name of the unavailable tool an error text complains about, as OpenClaw
+ * does: first `unknown tool`, then `:` or whitespace, an optional
  * quote and a name of `[a-z0-9_.-]`; failing that, `tool <name> not found` /
  * `tool <name> is not available` (name optionally quoted). Case-insensitive; the name is
  * returned lowercased.

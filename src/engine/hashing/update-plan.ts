@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../util/is-record.js';
 
-/** The status shape `update_plan` params are hashed as (spec §b.2, G3b). */
+/** The status shape `update_plan` params are hashed as (OpenClaw ignores the plan's wording). */
 export interface UpdatePlanShape {
   planLength: number;
   statuses: Array<string | null>;

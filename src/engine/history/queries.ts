@@ -21,13 +21,13 @@ export interface PingPongCandidate {
 }
 
 /**
- * The derived quantities of spec §b.4 over one run scope's records, computed before the
+ * What OpenClaw's detectors derive from one run scope's records, computed before the
  * current call is recorded. This is the input of every detector.
  */
 export interface ScopedHistory {
   /**
    * Hashed records of this signature, newest first, sharing the newest one's result hash.
-   * A signature is the tool and its args hash (spec §b.4, {@link signatureKey}).
+   * A signature is the tool and its args hash ({@link signatureKey}).
    */
   noProgressStreak(argsHash: string, toolName: string): NoProgressStreak;
   /** Records of this signature in scope, pending or not (`toolName` as for `noProgressStreak`). */

@@ -1,7 +1,7 @@
 import type { ToolCallRecord } from '../types.js';
 
 /*
- * Memory layout (DESIGN §5: memory is bounded, and it is per record; docs/performance.md,
+ * Memory layout (memory is bounded, and it is paid per record; docs/performance.md,
  * target 4). A span processor holds one history per live run, so the per-record and per-run
  * costs are what matter:
  * - A scope's records live in one array, STRIDE slots per record, used as a ring: no object
@@ -23,7 +23,7 @@ import type { ToolCallRecord } from '../types.js';
  */
 
 // Slots of one record, STRIDE apart in a scope's ring.
-/** The args hash, which names the tool (`<toolName>:<digest>`, spec §b.2); else a {@link NamedArgsHash}. */
+/** The args hash, which names the tool (`<toolName>:<digest>`); else a {@link NamedArgsHash}. */
 const CALL = 0;
 const TOOL_CALL_ID = 1;
 /** `undefined` while pending; the result hash; or an {@link UnknownToolOutcome}. */
@@ -70,7 +70,7 @@ function namesTool(argsHash: string, toolName: string): boolean {
 }
 
 /**
- * The key of a (tool, args) signature (spec §b.4 compares both): the args hash itself when it
+ * The key of a (tool, args) signature (OpenClaw's detectors compare both): the args hash itself when it
  * names its tool (`<toolName>:…`, every hash this package computes), else tool and hash joined,
  * so that a pre-computed hash shared by two tools still gives two signatures.
  */
@@ -110,7 +110,7 @@ export class ScopeLog {
   first = 0;
   /** Sequence number of the next record. */
   end = 0;
-  /** Length of the alternation tail ending at the newest record (spec §b.4 pingPong step 3). */
+  /** Length of the alternation of two signatures that ends at the newest record (for `ping_pong`). */
   alternationTail = 0;
   private slots: unknown[] = [];
   /** Records the ring holds (an integer field: `seq % capacity` must stay an integer modulo). */
@@ -281,7 +281,7 @@ export class ScopeLog {
       unknownToolName === undefined ? hash : new UnknownToolOutcome(hash, unknownToolName);
   }
 
-  /** The public shape: absent fields omitted (spec §b.1). */
+  /** The public shape, as OpenClaw's history records it: absent fields omitted. */
   toRecord(seq: number): ToolCallRecord {
     const at = this.position(seq);
     const record: { -readonly [K in keyof ToolCallRecord]: ToolCallRecord[K] } = {

@@ -3,7 +3,7 @@ import type { ToolCallRecord } from '../types.js';
 import { ScopeView, type ScopedHistory } from './queries.js';
 import { ScopeLog, signatureKey } from './record-ring.js';
 
-/** Trims a run id; empty means "no run id" (spec §b.1). */
+/** Trims a run id; empty means "no run id", as in OpenClaw. */
 export function normalizeRunId(runId: string | undefined): string | undefined {
   const trimmed = typeof runId === 'string' ? runId.trim() : '';
   return trimmed === '' ? undefined : trimmed;
@@ -24,7 +24,7 @@ export interface HashedOutcome extends PendingCall {
 }
 
 /**
- * One session's tool-call history (spec §b.1, §b.3): a single window shared by all runs,
+ * One OpenClaw session's tool-call history: a single window shared by all its runs,
  * trimmed to `historySize` before run filtering, with per-run indexes so that detection
  * over a run's view does not rescan the window.
  */

@@ -29,7 +29,7 @@ export interface ToolCallEnd {
   readonly isError: boolean;
 }
 
-/** Run-scope hints a span carries (DESIGN §3): explicit ids, or "this span is a run". */
+/** Run-scope hints a span carries: explicit ids, or "this span is a run". */
 export interface RunScopeHint {
   readonly runId?: string;
   readonly agentId?: string;

@@ -12,7 +12,7 @@ import { readToolCallEnd, stringAttribute, toolCallStartOf } from './attribute-v
 const CONTENT_KEYS = { arguments: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS], result: [ATTR_GEN_AI_TOOL_CALL_RESULT] } as const;
 
 /**
- * The native convention (DESIGN §3): OTel GenAI `execute_tool` spans — any span with a
+ * The native convention: OTel GenAI `execute_tool` spans — any span with a
  * `gen_ai.tool.name` — plus our `tool_loop.*` attributes. Also what AI SDK v7's
  * `@ai-sdk/otel` and OpenClaw's `openclaw.tool.execution` spans carry.
  */

@@ -30,7 +30,7 @@ function isVeto(span: SpanView): boolean {
 }
 
 /**
- * OpenClaw's `diagnostics-otel` spans (spec §f). `openclaw.tool.execution` carries
+ * OpenClaw's `diagnostics-otel` spans. `openclaw.tool.execution` carries
  * `openclaw.toolName` / `gen_ai.tool.name` and `gen_ai.tool.call.id` from its start; content
  * (`gen_ai.tool.call.arguments` / `.result`, mirrored as `openclaw.content.tool_input` /
  * `tool_output`) only with `diagnostics.otel.captureContent` and only as the span ends, so

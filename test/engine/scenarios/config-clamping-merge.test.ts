@@ -1,4 +1,4 @@
-/** Spec §g "Config clamping and merge": scenarios 59–65. */
+/** OpenClaw's loop-detection scenarios 59–65 (Config clamping and merge). */
 import { describe, expect, it } from 'vitest';
 import {
   AgentConfigResolver,

@@ -1,4 +1,4 @@
-/** Spec §g "Enablement and basics": scenarios 1–4. */
+/** OpenClaw's loop-detection scenarios 1–4 (Enablement and basics). */
 import { describe, expect, it } from 'vitest';
 import { C0, EngineHarness, HASH_16_HEX } from '../../helpers/engine-harness.js';
 
@@ -13,7 +13,7 @@ describe('enablement and basics', () => {
     expect(checked.emit).toBe(false);
     expect(h.detect('read', { path: '/same.txt' })).toBeUndefined();
     expect(h.logger.lines).toEqual([]);
-    // History is still recorded when `enabled` is unset (spec §e step 5), for the guard.
+    // History is still recorded when `enabled` is unset, for the guard.
     expect(h.records()).toHaveLength(20);
 
     // Contrast: the very same history with C0 is stuck, so the "not stuck" above is due to enablement.
@@ -42,7 +42,7 @@ describe('enablement and basics', () => {
 
   describe('scenario 4: hashing', () => {
     // Deliberate difference: our digest is xxhash64, so argsHash is `<tool>:` + 16 lowercase
-    // hex characters instead of the spec's `<tool>:` + 64-hex SHA-256 (DESIGN §1, createDigester).
+    // hex characters instead of the spec's `<tool>:` + 64-hex SHA-256.
     const expectHashShape = (hash: string, tool: string) => {
       expect(hash.startsWith(`${tool}:`)).toBe(true);
       expect(hash.slice(tool.length + 1)).toMatch(HASH_16_HEX);

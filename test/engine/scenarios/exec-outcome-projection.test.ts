@@ -1,4 +1,4 @@
-/** Spec §g "Exec outcome projection": scenarios 35–40. */
+/** OpenClaw's loop-detection scenarios 35–40 (Exec outcome projection). */
 import { describe, expect, it } from 'vitest';
 import { C0, EngineHarness, R } from '../../helpers/engine-harness.js';
 

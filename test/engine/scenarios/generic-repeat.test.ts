@@ -1,4 +1,4 @@
-/** Spec §g "Generic repeat": scenarios 5–14. */
+/** OpenClaw's loop-detection scenarios 5–14 (Generic repeat). */
 import { describe, expect, it } from 'vitest';
 import { C0, EngineHarness, R } from '../../helpers/engine-harness.js';
 

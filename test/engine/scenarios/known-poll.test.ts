@@ -1,4 +1,4 @@
-/** Spec §g "Known poll": scenarios 15–22. */
+/** OpenClaw's loop-detection scenarios 15–22 (Known poll). */
 import { describe, expect, it } from 'vitest';
 import { C0, EngineHarness, R } from '../../helpers/engine-harness.js';
 

@@ -1,4 +1,4 @@
-/** Spec §g "Ping-pong": scenarios 23–28. */
+/** OpenClaw's loop-detection scenarios 23–28 (Ping-pong). */
 import { describe, expect, it } from 'vitest';
 import { C0, EngineHarness, R } from '../../helpers/engine-harness.js';
 
@@ -75,7 +75,7 @@ describe('ping-pong', () => {
       'WARNING: You are alternating between repeated tool-call patterns (20 consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed.',
     );
 
-    // No-progress evidence needs *both* sides stable (spec §b.4 step 5): one progressing side
+    // No-progress evidence needs *both* sides stable: one progressing side
     // is enough to keep it a warning.
     for (const progressing of ['read', 'list']) {
       const oneSide = await EngineHarness.create(C0);

@@ -1,4 +1,4 @@
-/** Spec §g "Post-compaction guard": scenarios 70–87 (windowSize 3 unless stated). */
+/** OpenClaw's loop-detection scenarios 70–87 (Post-compaction guard) (windowSize 3 unless stated). */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../../src/config/index.js';
 import {
@@ -161,7 +161,7 @@ describe('post-compaction guard', () => {
   });
 
   it('scenario 80: CompactionLoopPersistedError (our name for PostCompactionLoopPersistedError)', () => {
-    // Deliberate difference: the error is named CompactionLoopPersistedError (DESIGN §2) and
+    // Deliberate difference: the error is named CompactionLoopPersistedError and
     // carries `code` = 'compaction_loop_persisted'.
     const error = new CompactionLoopPersistedError('loop persisted', {
       detector: 'compaction_loop_persisted',
@@ -235,7 +235,7 @@ describe('post-compaction guard', () => {
     const { guard: g } = guard();
     const params = { action: 'lookup', path: 'x' };
     const argsHash = h.argsHash('gateway', params);
-    /** Feeds the guard only hashed outcomes, as spec §c prescribes. */
+    /** Feeds the guard only hashed outcomes, as OpenClaw's guard does. */
     const observeResult = (result: unknown): GuardVerdict | undefined => {
       const resultHash = h.resultHash('gateway', params, result);
       return resultHash === undefined ? undefined : see(g, { toolName: 'gateway', argsHash, resultHash });

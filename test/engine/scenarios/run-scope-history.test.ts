@@ -1,4 +1,4 @@
-/** Spec §g "Run scope and history window": scenarios 50–58. */
+/** OpenClaw's loop-detection scenarios 50–58 (Run scope and history window). */
 import { describe, expect, it } from 'vitest';
 import { C0, EngineHarness, R, RUN } from '../../helpers/engine-harness.js';
 

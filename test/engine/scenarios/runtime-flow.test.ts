@@ -1,4 +1,4 @@
-/** Spec §g "Runtime warn/block flow": scenarios 66–69 (engine level). */
+/** OpenClaw's loop-detection scenarios 66–69 (Runtime warn/block flow) (engine level). */
 import { describe, expect, it } from 'vitest';
 import { blockedToolResult } from '../../../src/engine-entry.js';
 import { C0, EngineHarness, R, RUN } from '../../helpers/engine-harness.js';
@@ -48,8 +48,8 @@ describe('runtime warn/block flow', () => {
     );
   });
 
-  it('scenario 67: warningThreshold 3 → warnings at 3–9; emitted at 3, 6, 9 (DESIGN §4 buckets by W)', async () => {
-    // Deliberate difference from OpenClaw: DESIGN §4 buckets warnings by
+  it('scenario 67: warningThreshold 3 → warnings at 3–9; emitted at 3, 6, 9', async () => {
+    // Deliberate difference from OpenClaw: warnings are bucketed by
     // floor(count / warningThreshold) rather than OpenClaw's fixed floor(count / 10), which
     // would silence every warning below 10. With W = 3 a steady loop warns at 3, 6 and 9.
     const h = await EngineHarness.create({ enabled: true, warningThreshold: 3 });

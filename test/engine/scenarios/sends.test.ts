@@ -1,4 +1,4 @@
-/** Spec §g "Sends (#89090)": scenarios 41–49. */
+/** OpenClaw's loop-detection scenarios 41–49 (Sends (#89090)). */
 import { describe, expect, it } from 'vitest';
 import { blockedToolResult } from '../../../src/engine-entry.js';
 import { C0, EngineHarness, R } from '../../helpers/engine-harness.js';

@@ -1,4 +1,4 @@
-/** Spec §g "Unknown tool": scenarios 29–34. */
+/** OpenClaw's loop-detection scenarios 29–34 (Unknown tool). */
 import { describe, expect, it } from 'vitest';
 import { C0, EngineHarness } from '../../helpers/engine-harness.js';
 

@@ -10,7 +10,7 @@ import {
   type HarnessOptions,
 } from '../../helpers/otel-harness.js';
 
-// Span shapes of OpenClaw's extensions/diagnostics-otel (spec §f; service-recorders-tools.ts):
+// Span shapes of OpenClaw's extensions/diagnostics-otel:
 // `openclaw.tool.execution` starts at tool.execution.started with openclaw.toolName, gen_ai.tool.name,
 // openclaw.tool.source, gen_ai.operation.name, gen_ai.tool.call.id; content (captureContent) and
 // error status are set at completion. Children are parented with
