@@ -1,0 +1,99 @@
+/** `LoopRun`: one run's history, suppression and post-compaction guard, with its run id and config bound. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDigester,
+  describeToolCall,
+  hashToolOutcome,
+  LoopRun,
+  resolveLoopDetectionConfig,
+  ToolCallHistory,
+  type Digester,
+} from '../../src/engine-entry.js';
+
+let digester: Digester;
+beforeAll(async () => {
+  digester = await createDigester();
+});
+
+const W2C3 = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 2, criticalThreshold: 3 });
+const read = () => describeToolCall(digester, 'read', { path: '/a' });
+const ok = (result: unknown = 'same') =>
+  hashToolOutcome(digester, { toolName: 'read', params: { path: '/a' }, result });
+
+describe('LoopRun', () => {
+  it('judge records a call unless it is blocked; a blocked call leaves the history as it was', () => {
+    const run = new LoopRun({ config: W2C3 });
+    const checks = [1, 2, 3, 4].map(() => {
+      const check = run.judge(read(), undefined);
+      if (!check.blocked) run.complete(read(), undefined, ok());
+      return check;
+    });
+    expect(checks.map((c) => c.verdict?.level ?? 'none')).toEqual(['none', 'none', 'warning', 'critical']);
+    expect(run.history.size).toBe(3);
+    expect(run.judge(read()).blocked).toBe(true);
+    expect(run.history.size).toBe(3);
+  });
+
+  it('a call judged after it ran (alreadyRan) is recorded whatever the verdict', () => {
+    const run = new LoopRun({ config: W2C3 });
+    for (let i = 0; i < 3; i += 1) run.complete(read(), undefined, ok()); // outcomes appended as complete records
+    const check = run.judge(read(), 'late', true);
+    expect(check.blocked).toBe(true);
+    expect(run.history.size).toBe(4);
+    expect(run.history.records().at(-1)).toMatchObject({ toolName: 'read', toolCallId: 'late' });
+  });
+
+  it('records carry the run id bound at construction (trimmed), and a result-less outcome records nothing', () => {
+    const run = new LoopRun({ config: W2C3, runId: '  job-1 ' });
+    expect(run.runId).toBe('job-1');
+    run.recordCall(read(), 'c1');
+    expect(run.complete(read(), 'c1', {})).toBeUndefined();
+    expect(run.history.records()).toEqual([expect.objectContaining({ runId: 'job-1', toolCallId: 'c1' })]);
+    expect(run.history.records()[0].resultHash).toBeUndefined();
+  });
+
+  it('with enabled: false nothing is recorded and no detector runs', () => {
+    const run = new LoopRun({ config: resolveLoopDetectionConfig({ enabled: false }) });
+    for (let i = 0; i < 5; i += 1) expect(run.judge(read()).verdict).toBeUndefined();
+    expect(run.history.size).toBe(0);
+    expect(run.arm().enabled).toBe(false);
+  });
+
+  it('the guard uses the run’s own window size and aborts on the window of identical triples', () => {
+    const run = new LoopRun({ config: resolveLoopDetectionConfig({ postCompactionGuard: { windowSize: 2 } }) });
+    expect(run.complete(read(), undefined, ok())).toBeUndefined(); // not armed: nothing observed
+    expect(run.arm().windowSize).toBe(2);
+    expect(run.complete(read(), undefined, ok())).toBeUndefined();
+    expect(run.complete(read(), undefined, ok())).toMatchObject({ shouldAbort: true, count: 2, toolName: 'read' });
+  });
+
+  it('runs sharing one history window see only their own records, while the window trims across runs', () => {
+    const history = new ToolCallHistory();
+    const config = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 2, historySize: 3 });
+    const a = new LoopRun({ config, runId: 'a', history });
+    const b = new LoopRun({ config, runId: 'b', history });
+    a.recordCall(read());
+    a.recordCall(read());
+    expect(a.check(read()).verdict?.level).toBe('warning');
+    expect(b.check(read()).verdict).toBeUndefined();
+    b.recordCall(read());
+    b.recordCall(read()); // the window holds 3: a's oldest record is evicted
+    expect(history.size).toBe(3);
+    expect(a.check(read()).verdict).toBeUndefined();
+    expect(b.check(read()).verdict?.level).toBe('warning');
+  });
+
+  it('a warning is surfaced once per bucket of warningThreshold, criticals every time', () => {
+    const run = new LoopRun({
+      config: resolveLoopDetectionConfig({ enabled: true, warningThreshold: 2, criticalThreshold: 10 }),
+    });
+    const emitted: boolean[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const check = run.judge(read());
+      if (check.verdict) emitted.push(check.emit);
+      run.complete(read(), undefined, ok(i)); // results differ: no critical
+    }
+    // counts 2, 3, 4, 5 → buckets 1, 1, 2, 2
+    expect(emitted).toEqual([true, false, true, false]);
+  });
+});

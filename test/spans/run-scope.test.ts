@@ -1,0 +1,71 @@
+/** `RunScopes`: a span's run is its own run id, else its nearest live ancestor's, else its trace. */
+import { describe, expect, it } from 'vitest';
+import { RunScopes } from '../../src/spans/run-scope.js';
+
+/** A span-like object with ids, as the SDK's spans and replayed spans are. */
+function span(traceId: string, spanId: string, recording = true) {
+  const ids = { traceId, spanId };
+  return { ids, spanContext: () => ids, isRecording: () => recording };
+}
+
+describe('RunScopes', () => {
+  it('a span with a run id opens that run; its descendants join it without opening it', () => {
+    const scopes = new RunScopes();
+    const root = span('t1', 'a');
+    const rootScope = scopes.resolve(root, root.ids, { runId: 'job-1', agentId: 'agent' }, undefined, false);
+    expect(rootScope).toEqual({ runKey: 'job-1', agentId: 'agent', isRunRoot: true });
+    const tool = span('t1', 'b');
+    expect(scopes.resolve(tool, tool.ids, undefined, root, true)).toEqual({
+      runKey: 'job-1',
+      agentId: 'agent',
+      isRunRoot: false,
+    });
+    const grandchild = span('t1', 'c');
+    scopes.inherit(grandchild, 'c', tool);
+    expect(scopes.get(grandchild)).toEqual({ runKey: 'job-1', agentId: 'agent', isRunRoot: false });
+  });
+
+  it('without any run hint a span is in its trace’s scope, and nothing is remembered for it', () => {
+    const scopes = new RunScopes();
+    const plain = span('t2', 'a');
+    expect(scopes.resolve(plain, plain.ids, undefined, undefined, true)).toEqual({ runKey: 't2', isRunRoot: false });
+    expect(scopes.get(plain)).toBeUndefined();
+  });
+
+  it('a run boundary without an id opens a run keyed <traceId>/<spanId>; a tool call (joinsOnly) never opens one', () => {
+    const scopes = new RunScopes();
+    const boundary = span('t3', 'a');
+    expect(scopes.resolve(boundary, boundary.ids, { startsRun: true }, undefined, false)).toEqual({
+      runKey: 't3/a',
+      isRunRoot: true,
+    });
+    const toolAtRoot = span('t4', 'b');
+    expect(scopes.resolve(toolAtRoot, toolAtRoot.ids, { startsRun: true }, undefined, true)).toEqual({
+      runKey: 't4',
+      isRunRoot: false,
+    });
+  });
+
+  it('a child whose parent is only a wrapper of the parent’s span context finds the parent’s scope by span id', () => {
+    const scopes = new RunScopes();
+    const root = span('t5', 'p');
+    scopes.resolve(root, root.ids, { runId: 'job-5' }, undefined, false);
+    const wrapper = span('t5', 'p', false); // what trace.setSpanContext puts in a context
+    const child = span('t5', 'c');
+    expect(scopes.resolve(child, child.ids, undefined, wrapper, true).runKey).toBe('job-5');
+  });
+
+  it('closedBy names the run a root closes, or the trace for a trace root in the default scope', () => {
+    const scopes = new RunScopes();
+    const root = span('t6', 'a');
+    scopes.resolve(root, root.ids, { runId: 'job-6' }, undefined, false);
+    const child = span('t6', 'b');
+    scopes.resolve(child, child.ids, undefined, root, true);
+    expect(scopes.closedBy(child, 't6', true)).toBeUndefined();
+    expect(scopes.closedBy(root, 't6', false)).toBe('job-6');
+    const traceRoot = span('t7', 'a');
+    expect(scopes.closedBy(traceRoot, 't7', false)).toBe('t7');
+    // A span whose parent is in another process closes nothing.
+    expect(scopes.closedBy(span('t8', 'x'), 't8', true)).toBeUndefined();
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * `SpanGuard`, the one span lifecycle, driven without OpenTelemetry: plain span objects read
+ * through the real adapters. What it returns is what the processor emits and the replay counts.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDigester,
+  resolveLoopDetectionConfig,
+  type Digester,
+  type ResolvedLoopDetectionConfig,
+} from '../../src/engine-entry.js';
+import * as sc from '../../src/semconv.js';
+import { DEFAULT_ADAPTERS } from '../../src/spans/adapters/index.js';
+import type { RunReleaseReason } from '../../src/spans/run-registry.js';
+import { SpanGuard } from '../../src/spans/span-guard.js';
+import { AdapterSpanReader } from '../../src/spans/span-reading.js';
+import type { SpanView } from '../../src/spans/span-view.js';
+import { silentLogger } from '../../src/util/logger.js';
+
+let digester: Digester;
+beforeAll(async () => {
+  digester = await createDigester();
+});
+
+interface TestSpan extends SpanView {
+  attributes: Record<string, unknown>;
+  spanContext(): { traceId: string; spanId: string };
+}
+
+let nextSpanId = 0;
+function span(name: string, attributes: Record<string, unknown>, traceId = 't1'): TestSpan {
+  const ids = { traceId, spanId: `s${nextSpanId++}` };
+  return { name, attributes, spanContext: () => ids };
+}
+
+function guardWith(config: ResolvedLoopDetectionConfig, maxLiveRuns = 10) {
+  const released: RunReleaseReason[] = [];
+  const guard = new SpanGuard<TestSpan>({
+    reader: new AdapterSpanReader(DEFAULT_ADAPTERS, digester),
+    configFor: () => config,
+    logger: silentLogger,
+    clock: () => 0,
+    runIdleTtlMs: 1000,
+    maxLiveRuns,
+    onRelease: (_run, reason) => released.push(reason),
+  });
+  return { guard, released };
+}
+
+const W2C3 = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 2, criticalThreshold: 3 });
+const readSpan = (args: unknown = { path: '/a' }) =>
+  span('execute_tool read', {
+    [sc.ATTR_GEN_AI_TOOL_NAME]: 'read',
+    [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify(args),
+  });
+
+describe('SpanGuard', () => {
+  it('returns undefined for a span that concerns no run, and opens a run for a run root', () => {
+    const { guard } = guardWith(W2C3);
+    expect(
+      guard.start(span('GET /', { 'http.method': 'GET' }), { traceId: 't1', spanId: 'x' }, undefined),
+    ).toBeUndefined();
+    const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-1' });
+    expect(guard.start(root, root.spanContext(), undefined)).toEqual({
+      scope: { runKey: 'job-1', isRunRoot: true },
+      run: undefined,
+      armed: undefined,
+    });
+    expect(guard.liveRuns).toBe(0); // a run's state is created by its first tool call or compaction retry
+  });
+
+  it('judges at start, records outcomes at end, and vetoes a blocked call (its outcome is never recorded)', () => {
+    const { guard } = guardWith(W2C3);
+    const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-1' });
+    guard.start(root, root.spanContext(), undefined);
+    const levels: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const tool = readSpan();
+      const started = guard.start(tool, tool.spanContext(), root)!;
+      levels.push(started.verdict ? `${started.verdict.phase}:${started.verdict.check.verdict.level}` : 'none');
+      tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
+      const finished = guard.finish(tool)!;
+      expect(finished).toMatchObject({ scope: { runKey: 'job-1' }, call: started.call, matchedAtEnd: false });
+      guard.close(tool, 't1', true);
+    }
+    expect(levels).toEqual(['none', 'none', 'start:warning', 'start:critical', 'start:critical']);
+    // Blocked calls were neither recorded nor had their outcome recorded: 3 records.
+    expect(guard.peek('job-1')!.loop.history.size).toBe(3);
+    expect(guard.close(root, 't1', false)).toBe('job-1');
+    expect(guard.liveRuns).toBe(0);
+  });
+
+  it('judges a call whose arguments arrive only at end when it ends (detected, recorded, not vetoed)', () => {
+    const { guard } = guardWith(W2C3);
+    const verdicts: Array<string | undefined> = [];
+    for (let i = 0; i < 4; i += 1) {
+      const tool = span('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' });
+      expect(guard.start(tool, tool.spanContext(), undefined)?.verdict).toBeUndefined();
+      tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = '{"path":"/late"}';
+      tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
+      const finished = guard.finish(tool)!;
+      verdicts.push(finished.verdict && `${finished.verdict.phase}:${finished.verdict.check.verdict.level}`);
+    }
+    expect(verdicts).toEqual([undefined, undefined, 'end:warning', 'end:critical']);
+    expect(guard.peek('t1')!.loop.history.size).toBe(4);
+  });
+
+  it('arms the post-compaction guard on compaction.retry (with its message) and aborts on the window', () => {
+    const { guard } = guardWith(resolveLoopDetectionConfig({}));
+    const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-2' });
+    guard.start(root, root.spanContext(), undefined);
+    const marker = span('compaction.retry', { [sc.ATTR_COMPACTION_RETRY]: true });
+    expect(guard.start(marker, marker.spanContext(), root)?.armed).toEqual({
+      windowSize: 3,
+      message: 'post-compaction guard armed for 3 attempts',
+    });
+    const aborts = [1, 2, 3].map(() => {
+      const tool = readSpan();
+      guard.start(tool, tool.spanContext(), root);
+      tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
+      return guard.finish(tool)?.abort?.count;
+    });
+    expect(aborts).toEqual([undefined, undefined, 3]);
+  });
+
+  it('releases every run with releaseAll, and evicts beyond maxLiveRuns', () => {
+    const { guard, released } = guardWith(W2C3, 1);
+    for (const runId of ['a', 'b']) {
+      const tool = span('execute_tool read', {
+        [sc.ATTR_GEN_AI_TOOL_NAME]: 'read',
+        [sc.ATTR_TOOL_LOOP_RUN_ID]: runId,
+        [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{}',
+      });
+      guard.start(tool, tool.spanContext(), undefined);
+    }
+    expect(released).toEqual(['capacity']);
+    guard.releaseAll('shutdown');
+    expect(released).toEqual(['capacity', 'shutdown']);
+    expect(guard.liveRuns).toBe(0);
+  });
+});
