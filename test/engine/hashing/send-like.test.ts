@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSendLikeCall, stripVolatileDeliveryIds } from '../../src/engine/hashing/send-like.js';
+import { isSendLikeCall, stripVolatileDeliveryIds } from '../../../src/engine/hashing/send-like.js';
 
 describe('isSendLikeCall', () => {
   it('sessions_send is always send-like', () => {

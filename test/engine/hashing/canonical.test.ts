@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalString, writeCanonical, type CanonicalSink } from '../../src/engine/hashing/canonical.js';
+import { canonicalString, writeCanonical, type CanonicalSink } from '../../../src/engine/hashing/canonical.js';
 
 describe('canonicalString', () => {
   it('writes objects with sorted keys and no whitespace', () => {

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDigester, type Digester } from '../../src/engine/hashing/digest.js';
+import { createDigester, type Digester } from '../../../src/engine/hashing/digest.js';
 import {
   blockedToolResult,
   hashToolOutcome,
   isOpenClawShapedResult,
   type ToolOutcome,
-} from '../../src/engine/hashing/outcome-hash.js';
+} from '../../../src/engine/hashing/outcome-hash.js';
 
 let digester: Digester;
 beforeAll(async () => {

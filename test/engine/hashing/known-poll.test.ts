@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isKnownPollCall } from '../../src/engine/hashing/known-poll.js';
+import { isKnownPollCall } from '../../../src/engine/hashing/known-poll.js';
 
 describe('isKnownPollCall', () => {
   it('command_status is a poll whatever its params', () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashToolArgs } from '../../src/engine/hashing/args-hash.js';
-import { createDigester, type Digester } from '../../src/engine/hashing/digest.js';
+import { hashToolArgs } from '../../../src/engine/hashing/args-hash.js';
+import { createDigester, type Digester } from '../../../src/engine/hashing/digest.js';
 
 let digester: Digester;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import xxhash from 'xxhash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canonicalString, writeCanonical } from '../../src/engine/hashing/canonical.js';
-import { createDigester, type Digester } from '../../src/engine/hashing/digest.js';
+import { canonicalString, writeCanonical } from '../../../src/engine/hashing/canonical.js';
+import { createDigester, type Digester } from '../../../src/engine/hashing/digest.js';
 
 const HEX16 = /^[0-9a-f]{16}$/;
 let digester: Digester;

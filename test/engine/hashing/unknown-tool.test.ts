@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractUnknownToolName } from '../../src/engine/hashing/unknown-tool.js';
+import { extractUnknownToolName } from '../../../src/engine/hashing/unknown-tool.js';
 
 describe('extractUnknownToolName', () => {
   it('scenario 34: extracts and lowercases the name', () => {

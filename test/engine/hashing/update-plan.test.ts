@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeUpdatePlanParams } from '../../src/engine/hashing/update-plan.js';
+import { normalizeUpdatePlanParams } from '../../../src/engine/hashing/update-plan.js';
 
 describe('normalizeUpdatePlanParams', () => {
   it('reduces params to the status shape', () => {
