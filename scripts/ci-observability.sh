@@ -9,6 +9,8 @@
 #   promtool check rules / test rules / check config, a PromQL syntax check of the dashboard queries,
 #   amtool check-config + a routing test, dclint, docker-compose config -q, the structural checker,
 #   and vitest test/observability (structural negative tests + the end-to-end alert test).
+# The live run of the same configs with the real collector, Jaeger, Prometheus and Alertmanager is
+# scripts/e2e-observability.sh (needs Go; .ci/run runs it right after this script).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
