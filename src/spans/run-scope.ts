@@ -11,21 +11,6 @@ export interface SpanScope {
   readonly isRunRoot: boolean;
 }
 
-/** The same scope as seen by a descendant (never a run root), allocated once per root. */
-const childScopes = new WeakMap<SpanScope, SpanScope>();
-function forDescendants(scope: SpanScope): SpanScope {
-  if (!scope.isRunRoot) return scope;
-  let child = childScopes.get(scope);
-  if (!child) {
-    child =
-      scope.agentId === undefined
-        ? { runKey: scope.runKey, isRunRoot: false }
-        : { runKey: scope.runKey, agentId: scope.agentId, isRunRoot: false };
-    childScopes.set(scope, child);
-  }
-  return child;
-}
-
 /**
  * Resolves and remembers run scopes along the span tree: the span's own run id,
  * else the nearest live ancestor's, else the trace id. Scopes are kept in a `WeakMap` keyed
@@ -37,6 +22,8 @@ function forDescendants(scope: SpanScope): SpanScope {
  */
 export class RunScopes {
   private readonly scopes = new WeakMap<object, SpanScope>();
+  /** The scope of each run root as its descendants see it (never a run root), allocated once per root. */
+  private readonly childScopes = new WeakMap<SpanScope, SpanScope>();
   /**
    * Remembered scopes of live spans by span id, for children whose parent context holds only
    * the parent's span context (`trace.setSpanContext`, as OpenClaw's diagnostics-otel and the
@@ -101,7 +88,20 @@ export class RunScopes {
     // id of a remembered span; a recording span is remembered under itself or not at all.
     const scope =
       this.scopes.get(parent) ?? (isRecording(parent) ? undefined : this.bySpanId.get(spanIdOf(parent) ?? ''));
-    return scope && forDescendants(scope);
+    return scope && this.forDescendants(scope);
+  }
+
+  private forDescendants(scope: SpanScope): SpanScope {
+    if (!scope.isRunRoot) return scope;
+    let child = this.childScopes.get(scope);
+    if (!child) {
+      child =
+        scope.agentId === undefined
+          ? { runKey: scope.runKey, isRunRoot: false }
+          : { runKey: scope.runKey, agentId: scope.agentId, isRunRoot: false };
+      this.childScopes.set(scope, child);
+    }
+    return child;
   }
 
   private remember(span: object, spanId: string, scope: SpanScope): void {

@@ -12,16 +12,6 @@ export interface Digester {
 /** Huge strings are fed in slices so the wasm memory grows by at most ~3× this. */
 const SLICE_AT = 1024 * 1024;
 
-let apiPromise: Promise<XXHashAPI> | undefined;
-
-function loadXxhash(): Promise<XXHashAPI> {
-  apiPromise ??= xxhash().catch((error: unknown) => {
-    apiPromise = undefined;
-    throw error;
-  });
-  return apiPromise;
-}
-
 function toHex16(hash: bigint): string {
   return hash.toString(16).padStart(16, '0');
 }
@@ -168,7 +158,8 @@ class HashingSink implements CanonicalSink {
  * @param options.seed - xxhash64 seed (default `0n`).
  */
 export async function createDigester(options?: { seed?: bigint }): Promise<Digester> {
-  const api = await loadXxhash();
+  // Each digester instantiates its own wasm module: no state is shared between processors.
+  const api = await xxhash();
   const seed = options?.seed ?? 0n;
   // One buffer per digester, reused by each digest; a digest that starts while another is
   // under way (a getter of the value being hashed that hashes) gets its own.

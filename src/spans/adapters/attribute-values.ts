@@ -94,8 +94,6 @@ export function readToolCallEnd(
   };
 }
 
-let uncapturedCalls = 0;
-
 /**
  * An args hash that matches no other call, for a tool span whose arguments were never captured
  * (content capture off). Without it every call of a tool would hash alike and healthy agents
@@ -103,6 +101,5 @@ let uncapturedCalls = 0;
  * and error outcomes (`unknown_tool_repeat`) are still seen.
  */
 function uncapturedArgsHash(span: SpanView): string {
-  uncapturedCalls += 1;
-  return `uncaptured:${spanIdOf(span) ?? uncapturedCalls}`;
+  return `uncaptured:${spanIdOf(span) ?? crypto.randomUUID()}`;
 }
