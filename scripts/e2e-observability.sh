@@ -292,7 +292,7 @@ if [ ! -f dist/esm/cli/demo.js ] || [ -n "$(find src -name '*.ts' -newer dist/es
 fi
 run_demo() {
   OTEL_EXPORTER_OTLP_ENDPOINT="$2" OTEL_SERVICE_NAME="$1" \
-    node --import "$ROOT/scripts/e2e/demo-metrics.mjs" dist/esm/cli/demo.js >"$WORK/$1.demo.txt" 2>&1 \
+    node dist/esm/cli/demo.js >"$WORK/$1.demo.txt" 2>&1 \
     || { cat "$WORK/$1.demo.txt"; fail "the demo failed"; }
   tail -n 1 "$WORK/$1.demo.txt"
 }

@@ -2,12 +2,15 @@
 /**
  * `npm run demo`: scripted agents run through the real processor and helpers, and a readable
  * account of every warning, block and abort is printed. With `OTEL_EXPORTER_OTLP_ENDPOINT`
- * set, spans are also exported over OTLP/HTTP (e.g. to the collector in docker-compose.yml).
+ * set, spans and the library's `tool_loop.events` counter are also exported over OTLP/HTTP
+ * (e.g. to the collector in docker-compose.yml).
  */
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ToolLoopGuardConfig } from '../config/types.js';
 import { markCompactionRetry } from '../instrument/mark-compaction-retry.js';
@@ -175,19 +178,30 @@ function isBlocked(result: unknown): boolean {
 
 async function main(): Promise<void> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const resource = resourceFromAttributes({
+    [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME ?? 'tool-loop-guard-demo',
+  });
+  // The demo is over in a second: one export at shutdown carries the final counts, so the
+  // periodic interval only matters for a run that is kept alive.
+  const meterProvider = endpoint
+    ? new MeterProvider({
+        resource,
+        readers: [
+          new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 60_000 }),
+        ],
+      })
+    : undefined;
   let sink: { onLoopEvent(e: LoopEvent): void; onAbort(e: LoopAbortEvent): void } | undefined;
   const processor = await ToolLoopSpanProcessor.create({
     config: DEMO_CONFIG,
+    meterProvider,
     onLoopEvent: (event) => sink?.onLoopEvent(event),
     onAbort: (event) => sink?.onAbort(event),
   });
   const processors: SpanProcessor[] = [processor];
-  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   if (endpoint) processors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME ?? 'tool-loop-guard-demo' }),
-    spanProcessors: processors,
-  });
+  const provider = new BasicTracerProvider({ resource, spanProcessors: processors });
   trace.setGlobalTracerProvider(provider);
 
   console.log('tool-loop-guard demo: scripted agents, OpenClaw loop detection on their tool-call spans');
@@ -201,9 +215,10 @@ async function main(): Promise<void> {
   }
   await provider.forceFlush();
   await provider.shutdown();
+  await meterProvider?.shutdown();
   console.log(
     endpoint
-      ? `spans exported to ${endpoint}`
+      ? `spans and the tool_loop.events counter exported to ${endpoint}`
       : 'set OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 to export the spans (see docs/observability.md)',
   );
 }

@@ -60,7 +60,7 @@ describe('demo agents', () => {
 });
 
 describe('npm run demo (built CLI)', () => {
-  it('exports the demo spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set', async () => {
+  it('exports the demo spans and the loop-event counter over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set', async () => {
     const { spawn } = await import('node:child_process');
     const { createServer } = await import('node:http');
     const bodies: Array<{
@@ -69,11 +69,13 @@ describe('npm run demo (built CLI)', () => {
         scopeSpans: Array<{ spans: Array<{ events?: Array<{ name: string }> }> }>;
       }>;
     }> = [];
+    const metricBodies: string[] = [];
     const server = createServer((req, res) => {
       let text = '';
       req.on('data', (chunk) => (text += chunk));
       req.on('end', () => {
         if (req.url === '/v1/traces') bodies.push(JSON.parse(text) as (typeof bodies)[number]);
+        if (req.url === '/v1/metrics') metricBodies.push(text);
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -91,7 +93,7 @@ describe('npm run demo (built CLI)', () => {
       child.stdout.on('data', (chunk) => (stdout += chunk));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(code).toBe(0);
-      expect(stdout).toContain(`spans exported to http://127.0.0.1:${port}`);
+      expect(stdout).toContain(`spans and the tool_loop.events counter exported to http://127.0.0.1:${port}`);
       const resourceSpans = bodies.flatMap((body) => body.resourceSpans);
       const serviceNames = new Set(
         resourceSpans.flatMap((r) =>
@@ -111,6 +113,8 @@ describe('npm run demo (built CLI)', () => {
         'tool_loop.guard_armed',
         'tool_loop.warning',
       ]);
+      // The library's own counter goes out through the OTLP MeterProvider the demo passes it.
+      expect(metricBodies.some((body) => body.includes('"tool_loop.events"'))).toBe(true);
     } finally {
       server.close();
     }
