@@ -9,6 +9,17 @@ export interface SpanScope {
   readonly agentId?: string;
   /** The span opened this run; its end releases the run's state. */
   readonly isRunRoot: boolean;
+  /** A run root's scope as its descendants see it (never a run root), made with the root's scope. */
+  readonly descendants?: SpanScope;
+}
+
+/**
+ * A scope; a run root's carries its descendants' scope from the start. (Made lazily and kept in a
+ * WeakMap, the map's table grew with every root still waiting for a full GC, and never shrank.)
+ */
+function scopeOf(runKey: string, agentId: string | undefined, isRunRoot: boolean): SpanScope {
+  if (!isRunRoot) return { runKey, agentId, isRunRoot };
+  return { runKey, agentId, isRunRoot, descendants: { runKey, agentId, isRunRoot: false } };
 }
 
 /**
@@ -22,8 +33,6 @@ export interface SpanScope {
  */
 export class RunScopes {
   private readonly scopes = new WeakMap<object, SpanScope>();
-  /** The scope of each run root as its descendants see it (never a run root), allocated once per root. */
-  private readonly childScopes = new WeakMap<SpanScope, SpanScope>();
   /**
    * Remembered scopes of live spans by span id, for children whose parent context holds only
    * the parent's span context (`trace.setSpanContext`, as OpenClaw's diagnostics-otel and the
@@ -60,11 +69,11 @@ export class RunScopes {
     const agentId = hint.agentId ?? inherited?.agentId;
     let scope: SpanScope;
     if (hint.runId !== undefined) {
-      scope = { runKey: hint.runId, agentId, isRunRoot: !joinsOnly && inherited?.runKey !== hint.runId };
+      scope = scopeOf(hint.runId, agentId, !joinsOnly && inherited?.runKey !== hint.runId);
     } else if (inherited) {
       scope = { runKey: inherited.runKey, agentId, isRunRoot: false };
     } else if (hint.startsRun && !joinsOnly) {
-      scope = { runKey: `${ids.traceId}/${ids.spanId}`, agentId, isRunRoot: true };
+      scope = scopeOf(`${ids.traceId}/${ids.spanId}`, agentId, true);
     } else {
       scope = { runKey: ids.traceId, agentId, isRunRoot: false };
     }
@@ -88,20 +97,7 @@ export class RunScopes {
     // id of a remembered span; a recording span is remembered under itself or not at all.
     const scope =
       this.scopes.get(parent) ?? (isRecording(parent) ? undefined : this.bySpanId.get(spanIdOf(parent) ?? ''));
-    return scope && this.forDescendants(scope);
-  }
-
-  private forDescendants(scope: SpanScope): SpanScope {
-    if (!scope.isRunRoot) return scope;
-    let child = this.childScopes.get(scope);
-    if (!child) {
-      child =
-        scope.agentId === undefined
-          ? { runKey: scope.runKey, isRunRoot: false }
-          : { runKey: scope.runKey, agentId: scope.agentId, isRunRoot: false };
-      this.childScopes.set(scope, child);
-    }
-    return child;
+    return scope?.descendants ?? scope;
   }
 
   private remember(span: object, spanId: string, scope: SpanScope): void {

@@ -13,7 +13,8 @@ describe('RunScopes', () => {
     const scopes = new RunScopes();
     const root = span('t1', 'a');
     const rootScope = scopes.resolve(root, root.ids, { runId: 'job-1', agentId: 'agent' }, undefined, false);
-    expect(rootScope).toEqual({ runKey: 'job-1', agentId: 'agent', isRunRoot: true });
+    expect(rootScope).toMatchObject({ runKey: 'job-1', agentId: 'agent', isRunRoot: true });
+    expect(rootScope.descendants).toEqual({ runKey: 'job-1', agentId: 'agent', isRunRoot: false });
     const tool = span('t1', 'b');
     expect(scopes.resolve(tool, tool.ids, undefined, root, true)).toEqual({
       runKey: 'job-1',
@@ -35,7 +36,7 @@ describe('RunScopes', () => {
   it('a run boundary without an id opens a run keyed <traceId>/<spanId>; a tool call (joinsOnly) never opens one', () => {
     const scopes = new RunScopes();
     const boundary = span('t3', 'a');
-    expect(scopes.resolve(boundary, boundary.ids, { startsRun: true }, undefined, false)).toEqual({
+    expect(scopes.resolve(boundary, boundary.ids, { startsRun: true }, undefined, false)).toMatchObject({
       runKey: 't3/a',
       isRunRoot: true,
     });

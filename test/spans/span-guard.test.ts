@@ -61,7 +61,7 @@ describe('SpanGuard', () => {
       guard.start(span('GET /', { 'http.method': 'GET' }), { traceId: 't1', spanId: 'x' }, undefined),
     ).toBeUndefined();
     const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-1' });
-    expect(guard.start(root, root.spanContext(), undefined)).toEqual({
+    expect(guard.start(root, root.spanContext(), undefined)).toMatchObject({
       scope: { runKey: 'job-1', isRunRoot: true },
       run: undefined,
       armed: undefined,
