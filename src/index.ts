@@ -11,6 +11,7 @@ export {
   genAiAdapter,
   openClawAdapter,
   openInferenceAdapter,
+  openLlmetryLangChainAdapter,
   traceloopAdapter,
   type AdapterTriggers,
   type RunScopeHint,

@@ -135,3 +135,27 @@ export const ATTR_OPENCLAW_OUTCOME = 'openclaw.outcome';
 export const OPENCLAW_OUTCOME_BLOCKED = 'blocked';
 export const ATTR_OPENCLAW_CONTENT_TOOL_INPUT = 'openclaw.content.tool_input';
 export const ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT = 'openclaw.content.tool_output';
+
+// OTel GenAI agent conventions used for run scoping.
+/** Session / conversation id, on `invoke_agent` (and chat) spans: scopes a run like a run id. */
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+/** Boolean, set only `true` on the inference or agent span after a context compaction: arms the post-compaction guard. */
+export const ATTR_GEN_AI_CONVERSATION_COMPACTED = 'gen_ai.conversation.compacted';
+
+// OpenLLMetry LangChain instrumentation (`@traceloop/instrumentation-langchain`).
+/** Value of `traceloop.span.kind` on its LangChain tool runs (with `gen_ai.operation.name` = `execute_tool`). */
+export const TRACELOOP_SPAN_KIND_TASK = 'task';
+
+// Genkit (`genkit:*` span attributes of its own OTel spans).
+/** `action` on every Genkit action span. */
+export const ATTR_GENKIT_TYPE = 'genkit:type';
+/** `tool` on a Genkit tool action (set at start). */
+export const ATTR_GENKIT_SUBTYPE = 'genkit:metadata:subtype';
+export const GENKIT_SUBTYPE_TOOL = 'tool';
+/** The action key, `/tool/<name>` for a tool (set at start). */
+export const ATTR_GENKIT_KEY = 'genkit:key';
+export const ATTR_GENKIT_NAME = 'genkit:name';
+/** JSON of the action input (the tool's arguments), set before the span ends. */
+export const ATTR_GENKIT_INPUT = 'genkit:input';
+/** JSON of the action output (the tool's result), set before the span ends. */
+export const ATTR_GENKIT_OUTPUT = 'genkit:output';

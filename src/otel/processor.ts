@@ -13,6 +13,7 @@ import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js
 import { PACKAGE_NAME } from '../version.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
 import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
+import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
 import { createLoopEventCounter } from './metrics.js';
 import {
   resolveProcessorOptions,
@@ -133,6 +134,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       const started = this.guard.start(span, span.spanContext(), parent);
       if (!started) return;
       if (started.armed) this.emitter.armed(span, started.scope, started.armed);
+      // The inner span of a call already judged: the helper inside reads the call's verdict from it.
+      const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
+      if (outerVerdict) recordToolLoopVerdict(span, outerVerdict);
       if (started.verdict)
         this.emitter.verdict(span, started.scope, started.run!, started.tool!.toolName, started.verdict, true);
     } catch (error) {

@@ -49,6 +49,12 @@ export interface SpanStarted<S> {
   readonly call?: ToolCallSignature;
   /** The verdict on the call, when it was judged at start and a detector matched. */
   readonly verdict?: CallVerdict;
+  /**
+   * A tool span of the same tool started inside a live tool span (e.g. `traceToolCall` inside an
+   * instrumentation's tool span): one call, judged and recorded once, by the outer span. This is
+   * that outer span; its verdict is the call's. (Absent `tool`: the inner span is no call of its own.)
+   */
+  readonly sameCallAs?: object;
 }
 
 /** What the guard made of an ending tool span. */
@@ -63,6 +69,13 @@ export interface ToolSpanFinished<S> {
   readonly verdict?: CallVerdict;
   /** The post-compaction guard's abort, when this outcome completed a window of identical triples. */
   readonly abort?: GuardAbort;
+  /**
+   * The span was recognised only at its end, and a call of the same tool in its run was judged
+   * at start since the last such span ended (a `traceToolCall` inside an instrumentation's tool
+   * span, which may not be its OTel parent): that inner span was the call, so this one was
+   * neither judged nor recorded.
+   */
+  readonly sameCall?: true;
 }
 
 /** A tool span between its start and its end. */
@@ -73,6 +86,8 @@ interface ToolSpanState<S> {
   call?: ToolCallSignature;
   /** Critical at start: the call did not run, and its outcome is never recorded, so the block stays in force. */
   vetoed: boolean;
+  /** Inside a live tool span of the same call: nothing of its own is judged or recorded. */
+  readonly inner?: boolean;
 }
 
 /**
@@ -89,6 +104,8 @@ interface ToolSpanState<S> {
 export class SpanGuard<S extends object> {
   private readonly scopes = new RunScopes();
   private readonly tools = new WeakMap<object, ToolSpanState<S>>();
+  /** Per run and tool name, calls judged at start not yet claimed by a span matched at end (see {@link ToolSpanFinished.sameCall}). */
+  private readonly unclaimed = new WeakMap<GuardedRun, Map<string, number>>();
   private readonly runs: RunRegistry<GuardedRun>;
 
   constructor(private readonly options: SpanGuardOptions<S>) {
@@ -135,11 +152,17 @@ export class SpanGuard<S extends object> {
     }
     if (!tool) return { scope, run, armed };
     run = this.touch(scope);
+    const outer = parent && this.tools.get(parent);
+    if (outer && outer.tool.toolName === tool.toolName) {
+      this.tools.set(span, { tool, scope, matchedAtEnd: false, vetoed: false, inner: true });
+      return { scope, run, armed, sameCallAs: parent };
+    }
     const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, vetoed: false };
     this.tools.set(span, state);
     const call = tool.callAtStart();
     if (!call) return { scope, run, armed, tool };
     state.call = call;
+    this.noteJudgedAtStart(run, tool.toolName);
     const check = run.loop.judge(call, tool.toolCallId, false);
     if (!check.verdict) return { scope, run, armed, tool, call };
     state.vetoed = check.blocked;
@@ -160,12 +183,16 @@ export class SpanGuard<S extends object> {
       const scope: SpanScope = this.scopes.get(span) ?? { runKey: traceIdOf(span), isRunRoot: false };
       state = { tool: late, scope, matchedAtEnd: true, vetoed: false };
     } else this.tools.delete(span);
-    const { tool, scope } = state;
+    if (state.inner) return undefined;
+    const { tool } = state;
+    const scope = state.call ? state.scope : this.settleScope(span, state.scope);
     const run = this.touch(scope);
     let verdict: CallVerdict | undefined;
     let call = state.call;
     if (!call) {
       call = tool.callAtEnd(span);
+      if (state.matchedAtEnd && this.claimJudgedAtStart(run, tool.toolName))
+        return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, sameCall: true };
       const check = run.loop.judge(call, tool.toolCallId, true);
       if (check.verdict) verdict = { check: check as CallVerdict['check'], phase: 'end' };
     }
@@ -185,6 +212,36 @@ export class SpanGuard<S extends object> {
   /** Releases every live run. */
   releaseAll(reason: RunReleaseReason): void {
     this.runs.clear(reason);
+  }
+
+  /**
+   * The run of a call judged at its end, settled from the span's own attributes then: an
+   * instrumentation that sets every attribute after `onStart` (OpenInference's `session.id`)
+   * names the run only now.
+   */
+  private settleScope(span: S, scope: SpanScope): SpanScope {
+    const hint = this.options.reader.hintAtEnd?.(span);
+    if (hint?.runId === undefined || hint.runId === scope.runKey) return scope;
+    return { runKey: hint.runId, agentId: hint.agentId ?? scope.agentId, isRunRoot: false };
+  }
+
+  private noteJudgedAtStart(run: GuardedRun, toolName: string): void {
+    let byTool = this.unclaimed.get(run);
+    if (!byTool) this.unclaimed.set(run, (byTool = new Map<string, number>()));
+    byTool.set(toolName, (byTool.get(toolName) ?? 0) + 1);
+  }
+
+  /**
+   * Whether a call of `toolName` in `run` was judged at start and not yet claimed: the span
+   * ending now is the instrumentation's span around it (the clocks of the two spans may differ,
+   * so their timestamps cannot tell).
+   */
+  private claimJudgedAtStart(run: GuardedRun, toolName: string): boolean {
+    const byTool = this.unclaimed.get(run);
+    const count = byTool?.get(toolName) ?? 0;
+    if (!byTool || count === 0) return false;
+    byTool.set(toolName, count - 1);
+    return true;
   }
 
   private touch(scope: SpanScope): GuardedRun {

@@ -2,7 +2,7 @@ import type { Digester } from '../engine/hashing/digest.js';
 import { hashToolOutcome, type OutcomeHash } from '../engine/hashing/outcome-hash.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
 import type { ToolCallSignature } from '../engine/types.js';
-import { ATTR_COMPACTION_RETRY } from '../semconv.js';
+import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
 import { parseJsonAttribute } from './json-attribute.js';
 import { SpanTriggers } from './span-triggers.js';
@@ -39,36 +39,55 @@ export const NOTHING_TO_READ: SpanStartReading = Object.freeze({ compactionRetry
 export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanView): SpanStartReading {
   let start: ToolCallStart | undefined;
   let adapter: ToolSpanAdapter | undefined;
-  let hint: RunScopeHint | undefined;
   let rejected = false;
   for (const candidate of adapters) {
-    if (!start && !rejected) {
-      const match = candidate.matchStart(span);
-      if (match) {
-        start = match;
-        adapter = candidate;
-      }
-      // This convention's span, but not a call to judge (e.g. an OpenClaw veto span).
-      else rejected = candidate.rejects?.(span) === true;
+    if (start || rejected) break;
+    const match = candidate.matchStart(span);
+    if (match) {
+      start = match;
+      adapter = candidate;
     }
-    const extra = candidate.scopeHint?.(span);
-    if (extra) {
-      hint = hint
-        ? {
-            runId: hint.runId ?? extra.runId,
-            agentId: hint.agentId ?? extra.agentId,
-            startsRun: hint.startsRun || extra.startsRun,
-          }
-        : extra;
-    }
+    // This convention's span, but not a call to judge (e.g. an OpenClaw veto span).
+    else rejected = candidate.rejects?.(span) === true;
   }
-  const compactionRetry = span.attributes[ATTR_COMPACTION_RETRY] === true;
+  const hint = readScopeHint(adapters, span);
+  const compactionRetry = isCompactionMarker(span);
   // Most spans are none of these: answer them without allocating.
   if (!start && !hint && !compactionRetry) return NOTHING_TO_READ;
   return { adapter, start, hint, compactionRetry };
 }
 
-/** Adapters' `matchEnd`, for spans no adapter matched at start. */
+/**
+ * Whether the span arms the post-compaction guard of its run: our `compaction.retry`, or the
+ * GenAI convention's `gen_ai.conversation.compacted` (set only `true`, on the span after a compaction).
+ */
+export function isCompactionMarker(span: SpanView): boolean {
+  return (
+    span.attributes[ATTR_COMPACTION_RETRY] === true || span.attributes[ATTR_GEN_AI_CONVERSATION_COMPACTED] === true
+  );
+}
+
+/** Run-scope hints merged over every adapter (first non-empty value of each field wins). */
+export function readScopeHint(adapters: readonly ToolSpanAdapter[], span: SpanView): RunScopeHint | undefined {
+  let hint: RunScopeHint | undefined;
+  for (const candidate of adapters) {
+    const extra = candidate.scopeHint?.(span);
+    if (!extra) continue;
+    hint = hint
+      ? {
+          runId: hint.runId ?? extra.runId,
+          agentId: hint.agentId ?? extra.agentId,
+          startsRun: hint.startsRun || extra.startsRun,
+        }
+      : extra;
+  }
+  return hint;
+}
+
+/**
+ * Adapters' `matchEnd`, for spans no adapter matched at start. An adapter that rejects the
+ * span (an OpenClaw veto span) keeps later, generic adapters from claiming it at end too.
+ */
 export function matchSpanEnd(
   adapters: readonly ToolSpanAdapter[],
   span: SpanView,
@@ -76,6 +95,7 @@ export function matchSpanEnd(
   for (const adapter of adapters) {
     const start = adapter.matchEnd?.(span);
     if (start) return { adapter, start };
+    if (adapter.rejects?.(span) === true) return undefined;
   }
   return undefined;
 }
@@ -207,6 +227,11 @@ export interface SpanReader<S> {
   readStart(span: S): SpanReading<S>;
   /** A tool span recognised only as it ends (its identifying attributes were set after it started). */
   matchEnd(span: S): ToolCallSource<S> | undefined;
+  /**
+   * Run-scope hints of an ending tool span that was not judged at start: instrumentations that
+   * set every attribute after `onStart` (OpenInference's `session.id`) settle the call's run here.
+   */
+  hintAtEnd?(span: S): RunScopeHint | undefined;
 }
 
 /**
@@ -233,5 +258,9 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
   matchEnd(span: SpanView): ToolCallSource | undefined {
     const match = this.triggers.mayConcernAtEnd(span) ? matchSpanEnd(this.adapters, span) : undefined;
     return match && new LiveToolCall(this.digester, match.adapter, match.start);
+  }
+
+  hintAtEnd(span: SpanView): RunScopeHint | undefined {
+    return this.triggers.mayConcernAtStart(span) ? readScopeHint(this.adapters, span) : undefined;
   }
 }

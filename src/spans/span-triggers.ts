@@ -1,4 +1,4 @@
-import { ATTR_COMPACTION_RETRY } from '../semconv.js';
+import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
 import type { ToolSpanAdapter } from './adapters/adapter.js';
 import type { SpanView } from './span-view.js';
 
@@ -99,9 +99,9 @@ export class SpanTriggers {
 
   static of(adapters: readonly ToolSpanAdapter[]): SpanTriggers {
     if (!adapters.every(declaresTriggers)) return new SpanTriggers(undefined, undefined);
-    // `compaction.retry` is read on every span, whichever adapter matches it.
+    // The compaction markers are read on every span, whichever adapter matches it.
     return new SpanTriggers(
-      TriggerSet.of(adapters, [ATTR_COMPACTION_RETRY]),
+      TriggerSet.of(adapters, [ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED]),
       TriggerSet.of(
         adapters.filter((adapter) => adapter.matchEnd !== undefined),
         [],

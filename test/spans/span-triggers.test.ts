@@ -65,10 +65,13 @@ describe('SpanTriggers over the built-in adapters', () => {
     expect(triggers.mayConcernAtStart(view('work', { [sc.ATTR_COMPACTION_RETRY]: true }))).toBe(true);
     expect(triggers.mayConcernAtStart(view(sc.OPENCLAW_SPAN_RUN))).toBe(true);
     expect(triggers.mayConcernAtStart(view(sc.AI_SDK_TOOL_CALL))).toBe(true);
-    // Only matchEnd adapters (OpenInference, Traceloop) look at ending spans not matched at start.
+    expect(triggers.mayConcernAtStart(view('chat', { [sc.ATTR_GEN_AI_CONVERSATION_COMPACTED]: true }))).toBe(true);
+    // Only matchEnd adapters (OpenInference, Traceloop, OpenLLMetry, GenAI) look at ending spans not matched at start.
     expect(triggers.mayConcernAtEnd(view('read.tool', { [sc.ATTR_TRACELOOP_SPAN_KIND]: 'tool' }))).toBe(true);
     expect(triggers.mayConcernAtEnd(view('x', { [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL' }))).toBe(true);
-    expect(triggers.mayConcernAtEnd(view('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' }))).toBe(false);
+    expect(triggers.mayConcernAtEnd(view('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' }))).toBe(true);
+    expect(triggers.mayConcernAtEnd(view(sc.OPENCLAW_SPAN_RUN))).toBe(false);
+    expect(triggers.mayConcernAtEnd(view('GET /api', { 'http.route': '/api' }))).toBe(false);
   });
 });
 

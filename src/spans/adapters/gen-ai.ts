@@ -1,40 +1,66 @@
 import {
   ATTR_GEN_AI_AGENT_ID,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_TOOL_LOOP_RUN_ID,
+  GEN_AI_OPERATION_INVOKE_AGENT,
 } from '../../semconv.js';
-import type { ToolSpanAdapter } from './adapter.js';
+import type { SpanView } from '../span-view.js';
+import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringAttribute, toolCallStartOf } from './attribute-values.js';
 
 const CONTENT_KEYS = { arguments: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS], result: [ATTR_GEN_AI_TOOL_CALL_RESULT] } as const;
 
+function match(span: SpanView): ToolCallStart | undefined {
+  const toolName = stringAttribute(span, ATTR_GEN_AI_TOOL_NAME);
+  if (toolName === undefined) return undefined;
+  return toolCallStartOf(span, toolName, {
+    callId: ATTR_GEN_AI_TOOL_CALL_ID,
+    arguments: ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  });
+}
+
 /**
  * The native convention: OTel GenAI `execute_tool` spans — any span with a
  * `gen_ai.tool.name` — plus our `tool_loop.*` attributes. Also what AI SDK v7's
- * `@ai-sdk/otel` and OpenClaw's `openclaw.tool.execution` spans carry.
+ * `@ai-sdk/otel`, Mastra's `@mastra/otel-bridge` and OpenClaw's `openclaw.tool.execution`
+ * spans carry.
+ *
+ * A span with its tool name at start is judged then (before the tool runs) when its arguments
+ * are there too; Mastra's bridge starts its tool spans bare (`tool: '<name>'`) and sets every
+ * GenAI attribute as they end, so such spans are matched and judged at end (detect, annotate,
+ * abort — not block).
+ *
+ * Run scope, after the GenAI agent conventions: `tool_loop.run_id`, else
+ * `gen_ai.conversation.id` (a session), on the span or an ancestor; an `invoke_agent` span
+ * without either opens an id-less run; agent id from `gen_ai.agent.id`.
  */
 export const genAiAdapter: ToolSpanAdapter = {
   name: 'gen-ai',
   contentAttributes: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT],
-  triggers: { attributes: [ATTR_GEN_AI_TOOL_NAME, ATTR_TOOL_LOOP_RUN_ID, ATTR_GEN_AI_AGENT_ID] },
-  matchStart(span) {
-    const toolName = stringAttribute(span, ATTR_GEN_AI_TOOL_NAME);
-    if (toolName === undefined) return undefined;
-    return toolCallStartOf(span, toolName, {
-      callId: ATTR_GEN_AI_TOOL_CALL_ID,
-      arguments: ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-    });
+  triggers: {
+    attributes: [
+      ATTR_GEN_AI_TOOL_NAME,
+      ATTR_TOOL_LOOP_RUN_ID,
+      ATTR_GEN_AI_AGENT_ID,
+      ATTR_GEN_AI_CONVERSATION_ID,
+      ATTR_GEN_AI_OPERATION_NAME,
+    ],
   },
+  matchStart: match,
+  matchEnd: match,
   readEnd(span) {
     // `gen_ai.tool.call.arguments` is opt-in content: without it, calls cannot be told apart.
     return readToolCallEnd(span, CONTENT_KEYS);
   },
   scopeHint(span) {
-    const runId = stringAttribute(span, ATTR_TOOL_LOOP_RUN_ID);
+    const runId = stringAttribute(span, ATTR_TOOL_LOOP_RUN_ID) ?? stringAttribute(span, ATTR_GEN_AI_CONVERSATION_ID);
     const agentId = stringAttribute(span, ATTR_GEN_AI_AGENT_ID);
-    return runId === undefined && agentId === undefined ? undefined : { runId, agentId };
+    const startsRun = span.attributes[ATTR_GEN_AI_OPERATION_NAME] === GEN_AI_OPERATION_INVOKE_AGENT;
+    return runId === undefined && agentId === undefined && !startsRun ? undefined : { runId, agentId, startsRun };
   },
 };

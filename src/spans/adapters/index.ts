@@ -3,6 +3,7 @@ import { aiSdkAdapter } from './ai-sdk.js';
 import { genAiAdapter } from './gen-ai.js';
 import { openClawAdapter } from './openclaw.js';
 import { openInferenceAdapter } from './openinference.js';
+import { openLlmetryLangChainAdapter } from './openllmetry-langchain.js';
 import { traceloopAdapter } from './traceloop.js';
 
 export type { AdapterTriggers, RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapter.js';
@@ -10,6 +11,7 @@ export { aiSdkAdapter } from './ai-sdk.js';
 export { genAiAdapter } from './gen-ai.js';
 export { openClawAdapter } from './openclaw.js';
 export { openInferenceAdapter } from './openinference.js';
+export { openLlmetryLangChainAdapter } from './openllmetry-langchain.js';
 export { traceloopAdapter } from './traceloop.js';
 
 /**
@@ -23,5 +25,6 @@ export const DEFAULT_ADAPTERS: readonly ToolSpanAdapter[] = [
   aiSdkAdapter,
   openInferenceAdapter,
   traceloopAdapter,
+  openLlmetryLangChainAdapter,
   genAiAdapter,
 ];

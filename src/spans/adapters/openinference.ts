@@ -10,6 +10,7 @@ import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringAttribute } from './attribute-values.js';
+import { serialisedMessageKwargs } from './langchain-message.js';
 import { isRecord } from '../../util/is-record.js';
 
 const CONTENT_KEYS = {
@@ -40,16 +41,8 @@ function match(span: SpanView): ToolCallStart | undefined {
 function unwrapOutput(value: unknown): unknown {
   let parsed = parseJsonAttribute(value);
   if (isRecord(parsed) && Object.keys(parsed).length === 1 && 'output' in parsed) parsed = parsed.output;
-  if (
-    isRecord(parsed) &&
-    parsed.lc === 1 &&
-    parsed.type === 'constructor' &&
-    isRecord(parsed.kwargs) &&
-    'content' in parsed.kwargs
-  ) {
-    return parsed.kwargs.content;
-  }
-  return parsed;
+  const message = serialisedMessageKwargs(parsed);
+  return message && 'content' in message ? message.content : parsed;
 }
 
 /**

@@ -44,8 +44,15 @@ function callIndex(run: VariantRun): { calls: ReadableSpan[]; numberOf: (spanId:
       if (found !== undefined) return found;
     }
     const descendant = calls.find((call) => isAncestor(bySpanId, spanId, call));
-    return descendant ? position.get(descendant.spanContext().spanId) : undefined;
+    if (descendant) return position.get(descendant.spanContext().spanId);
+    return siblingCalls.get(spanId);
   };
+  // OpenInference does not make its tool span active: a span started in the tool body is the
+  // call span's sibling, not its child. Sequential calls: the k-th such span is in the k-th call.
+  const related = (span: ReadableSpan): boolean =>
+    position.has(span.spanContext().spanId) || calls.some((call) => isAncestor(bySpanId, call.spanContext().spanId, span) || isAncestor(bySpanId, span.spanContext().spanId, call));
+  const siblings = byStart(spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool' && !related(span)));
+  const siblingCalls = new Map(siblings.length === calls.length ? siblings.map((span, index) => [span.spanContext().spanId, index + 1]) : []);
   return { calls, numberOf };
 }
 

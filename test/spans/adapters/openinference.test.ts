@@ -89,6 +89,24 @@ describe('openInferenceAdapter', () => {
     expect(processor.getStats().liveRuns).toBe(0);
   });
 
+  it('session.id set only as the span ends (OITracer) settles the run then: runSignal(sessionId) aborts', async () => {
+    const { tracer, events, processor } = await setup({ abortOnCritical: true });
+    const signal = processor.runSignal('late-session');
+    const agent = startRun(tracer, 'LangGraph', 'CHAIN', undefined);
+    for (let n = 1; n <= 5; n += 1) {
+      const span = startRun(tracer, 'check_status', 'TOOL', agent);
+      span.setAttributes({
+        [sc.ATTR_OPENINFERENCE_SESSION_ID]: 'late-session',
+        [sc.ATTR_OPENINFERENCE_INPUT_VALUE]: 'build-42',
+        [sc.ATTR_OPENINFERENCE_OUTPUT_VALUE]: toolMessageOutput('running', `call_${n}`),
+      });
+      span.end();
+    }
+    agent.end();
+    expect(events.map((e) => `${e.level}:${e.runId}`)).toEqual(['warning:late-session', 'critical:late-session']);
+    expect(signal.aborted).toBe(true);
+  });
+
   it('without session.id, scopes by the trace', async () => {
     const { tracer, events } = await setup();
     const agent = startRun(tracer, 'AgentExecutor', 'CHAIN', undefined);
