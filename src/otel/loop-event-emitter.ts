@@ -43,15 +43,20 @@ export class LoopEventEmitter {
     const error = check.blocked
       ? new ToolLoopBlockedError(verdict.message, { detector: verdict.detector, count: verdict.count, toolName })
       : undefined;
-    recordToolLoopVerdict(span, {
-      level: verdict.level,
-      detector: verdict.detector,
-      count: verdict.count,
-      message: verdict.message,
-      emitted: check.emit,
-      error,
-    });
-    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, critical ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING);
+    this.guarded('recording the verdict', () =>
+      recordToolLoopVerdict(span, {
+        level: verdict.level,
+        detector: verdict.detector,
+        count: verdict.count,
+        message: verdict.message,
+        emitted: check.emit,
+        error,
+      }),
+    );
+    if (annotate)
+      this.guarded('the tool_loop.verdict attribute', () =>
+        span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, critical ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING),
+      );
     if (check.emit) {
       this.emit(
         span,
@@ -74,7 +79,7 @@ export class LoopEventEmitter {
             },
         annotate,
       );
-      this.invoke('onLoopEvent', {
+      this.invoke('onLoopEvent', () => ({
         level: verdict.level,
         detector: verdict.detector,
         count: verdict.count,
@@ -84,7 +89,7 @@ export class LoopEventEmitter {
         warningKey: verdict.warningKey,
         ...callbackIds(span, scope),
         ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
-      });
+      }));
     }
     if (error && this.options.abortOnCritical) this.abortRun(run, error);
   }
@@ -92,7 +97,10 @@ export class LoopEventEmitter {
   /** The post-compaction guard aborted the run on this span's outcome. */
   abort(span: Span, scope: SpanScope, run: GuardedRun, verdict: GuardAbort, annotate: boolean): void {
     const error = CompactionLoopPersistedError.fromVerdict(verdict);
-    if (annotate) span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED);
+    if (annotate)
+      this.guarded('the tool_loop.verdict attribute', () =>
+        span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED),
+      );
     this.emit(
       span,
       sc.EVENT_TOOL_LOOP_ABORTED,
@@ -109,7 +117,7 @@ export class LoopEventEmitter {
       { [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED },
       annotate,
     );
-    this.invoke('onAbort', {
+    this.invoke('onAbort', () => ({
       code: sc.COMPACTION_LOOP_PERSISTED,
       detector: sc.COMPACTION_LOOP_PERSISTED,
       toolName: verdict.toolName,
@@ -118,7 +126,7 @@ export class LoopEventEmitter {
       runId: scope.runKey,
       ...callbackIds(span, scope),
       error,
-    });
+    }));
     this.abortRun(run, error);
   }
 
@@ -142,28 +150,47 @@ export class LoopEventEmitter {
     );
   }
 
-  /** Aborts the run's signals; the first reason stands. */
+  /** Aborts the run's signals; the first reason stands. An abort listener that throws stops no other output. */
   private abortRun(run: GuardedRun, reason: Error): void {
     run.abortReason ??= reason;
-    this.signals.abort(run.runKey, run.abortReason);
+    this.guarded('aborting the run', () => this.signals.abort(run.runKey, run.abortReason!));
   }
 
   /** A loop event: added to the span when it is still writable, and counted in the metric. */
   private emit(span: Span, name: string, fields: LoopEventFields, extra: Attributes, annotate: boolean): void {
-    if (annotate) span.addEvent(name, loopEventAttributes(fields, extra));
-    this.counter.add(1, loopEventLabels(fields));
+    if (annotate) this.guarded(`the ${name} span event`, () => span.addEvent(name, loopEventAttributes(fields, extra)));
+    this.guarded('the tool_loop.events counter', () => this.counter.add(1, loopEventLabels(fields)));
   }
 
   private invoke<K extends 'onLoopEvent' | 'onAbort'>(
     key: K,
-    event: Parameters<NonNullable<EmitterOptions[K]>>[0],
+    event: () => Parameters<NonNullable<EmitterOptions[K]>>[0],
   ): void {
     const callback = this.options[key] as ((event: unknown) => void) | undefined;
     if (!callback) return;
+    let built: unknown;
     try {
-      callback(event);
+      built = event();
+    } catch (error) {
+      this.log.error(`building the ${key} event failed: ${describeError(error)}`);
+      return;
+    }
+    try {
+      callback(built);
     } catch (error) {
       this.log.error(`${key} callback threw: ${describeError(error)}`);
+    }
+  }
+
+  /**
+   * Runs one output on its own: the span events, the counter, the callbacks and the aborts are
+   * independent, so a span, meter or listener that throws stops none of the others.
+   */
+  private guarded(what: string, output: () => void): void {
+    try {
+      output();
+    } catch (error) {
+      this.log.error(`${what} failed: ${describeError(error)}`);
     }
   }
 }

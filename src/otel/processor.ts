@@ -97,7 +97,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       resolved,
       new AgentConfigResolver(config, log, options.config === undefined ? resolved.configFile : undefined),
       digester,
-      createLoopEventCounter(options.meterProvider),
+      createLoopEventCounter(options.meterProvider, log),
       log,
     );
   }
