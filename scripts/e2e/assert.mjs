@@ -21,9 +21,19 @@ const env = (name) => {
 const JAEGER = env('E2E_JAEGER_URLS').split(/\s+/);
 const TIMEOUT_MS = 90_000;
 
-const EVENT = { warning: 'tool_loop.warning', blocked: 'tool_loop.blocked', aborted: 'tool_loop.aborted', armed: 'tool_loop.guard_armed' };
+const EVENT = {
+  warning: 'tool_loop.warning',
+  blocked: 'tool_loop.blocked',
+  aborted: 'tool_loop.aborted',
+  armed: 'tool_loop.guard_armed',
+};
 /** Count-connector metric and library `tool_loop.action` value of each event. */
-const METRIC_OF = { [EVENT.warning]: 'tool_loop_warnings_total', [EVENT.blocked]: 'tool_loop_blocks_total', [EVENT.aborted]: 'tool_loop_aborts_total', [EVENT.armed]: 'tool_loop_guard_armed_total' };
+const METRIC_OF = {
+  [EVENT.warning]: 'tool_loop_warnings_total',
+  [EVENT.blocked]: 'tool_loop_blocks_total',
+  [EVENT.aborted]: 'tool_loop_aborts_total',
+  [EVENT.armed]: 'tool_loop_guard_armed_total',
+};
 const ACTION_OF = { [EVENT.warning]: 'warn', [EVENT.blocked]: 'block', [EVENT.aborted]: 'abort', [EVENT.armed]: 'arm' };
 
 let checks = 0;
@@ -72,10 +82,16 @@ function readDemo(file) {
     let m;
     if ((m = /^▶ ([\w-]+):/.exec(line))) agents.set(m[1], (current = { id: m[1], events: [] }));
     else if ((m = /^ {4}call \d+: (WARNING|CRITICAL) (\w+) \(count (\d+)\) on (\S+)/.exec(line)))
-      current.events.push({ event: m[1] === 'WARNING' ? EVENT.warning : EVENT.blocked, detector: m[2], count: Number(m[3]), tool: m[4] });
+      current.events.push({
+        event: m[1] === 'WARNING' ? EVENT.warning : EVENT.blocked,
+        detector: m[2],
+        count: Number(m[3]),
+        tool: m[4],
+      });
     else if ((m = /^ {4}call \d+: ABORT (\w+) \(count (\d+)\) on (\S+)/.exec(line)))
       current.events.push({ event: EVENT.aborted, detector: m[1], count: Number(m[2]), tool: m[3] });
-    else if ((m = /^ {2}→ (.+) after (\d+) calls/.exec(line))) Object.assign(current, { outcome: m[1], calls: Number(m[2]) });
+    else if ((m = /^ {2}→ (.+) after (\d+) calls/.exec(line)))
+      Object.assign(current, { outcome: m[1], calls: Number(m[2]) });
   }
   check(agents.size >= 5, `the demo output lists its agents (found ${agents.size})`);
   for (const a of agents.values()) check(Number.isInteger(a.calls), `the demo output gives ${a.id}'s call count`);
@@ -106,13 +122,16 @@ function incompleteness(trace, agent) {
   const ids = new Set(trace.spans.map((s) => s.spanID));
   const roots = trace.spans.filter((s) => s.references.length === 0);
   if (roots.length !== 1) return `${agent.id}: ${roots.length} root spans`;
-  if (roots[0].operationName !== `invoke_agent ${agent.id}`) return `${agent.id}: root span is '${roots[0].operationName}'`;
+  if (roots[0].operationName !== `invoke_agent ${agent.id}`)
+    return `${agent.id}: root span is '${roots[0].operationName}'`;
   const orphans = trace.spans.filter((s) => s.references.some((r) => !ids.has(r.spanID)));
   if (orphans.length) return `${agent.id}: ${orphans.length} span(s) whose parent is missing`;
   const tools = trace.spans.filter((s) => tagOf(s.tags, 'gen_ai.operation.name') === 'execute_tool');
-  if (tools.length !== agent.calls) return `${agent.id}: ${tools.length} tool spans, the demo made ${agent.calls} calls`;
+  if (tools.length !== agent.calls)
+    return `${agent.id}: ${tools.length} tool spans, the demo made ${agent.calls} calls`;
   const compactions = trace.spans.filter((s) => s.operationName === 'compaction.retry').length;
-  if (trace.spans.length !== 1 + tools.length + compactions) return `${agent.id}: ${trace.spans.length} spans, expected root + ${tools.length} tools + ${compactions} compaction.retry`;
+  if (trace.spans.length !== 1 + tools.length + compactions)
+    return `${agent.id}: ${trace.spans.length} spans, expected root + ${tools.length} tools + ${compactions} compaction.retry`;
   return undefined;
 }
 
@@ -133,7 +152,9 @@ function countEvents(traces) {
 /** The demo's printed events as `event|agent|detector` counts. */
 function printedEvents(agents) {
   const counts = {};
-  for (const a of agents.values()) for (const e of a.events) counts[`${e.event}|${a.id}|${e.detector}`] = (counts[`${e.event}|${a.id}|${e.detector}`] ?? 0) + 1;
+  for (const a of agents.values())
+    for (const e of a.events)
+      counts[`${e.event}|${a.id}|${e.detector}`] = (counts[`${e.event}|${a.id}|${e.detector}`] ?? 0) + 1;
   return counts;
 }
 
@@ -162,23 +183,40 @@ function expectedEvents(agents, found) {
   const inSpans = countEvents([...found.values()].map((f) => f.trace));
   const printed = printedEvents(agents);
   const withoutArmed = Object.fromEntries(Object.entries(inSpans).filter(([k]) => !k.startsWith(`${EVENT.armed}|`)));
-  check(same(withoutArmed, printed), `span events in Jaeger ${show(withoutArmed)} equal the demo's printed events ${show(printed)}`);
-  check(Object.keys(inSpans).some((k) => k.startsWith(`${EVENT.armed}|`)), 'the compaction.retry span armed the guard (a tool_loop.guard_armed event)');
+  check(
+    same(withoutArmed, printed),
+    `span events in Jaeger ${show(withoutArmed)} equal the demo's printed events ${show(printed)}`,
+  );
+  check(
+    Object.keys(inSpans).some((k) => k.startsWith(`${EVENT.armed}|`)),
+    'the compaction.retry span armed the guard (a tool_loop.guard_armed event)',
+  );
   return inSpans;
 }
 
 async function assertJaeger(svc, agents, found) {
   const critical = (await tracesByAgent(JAEGER[0], svc, { 'tool_loop.level': 'critical' })).byAgent;
-  const stopped = [...agents.values()].filter((a) => a.events.some((e) => e.event !== EVENT.warning)).map((a) => a.id).sort();
-  check(same(Object.fromEntries([...critical.keys()].sort().map((k) => [k, 1])), Object.fromEntries(stopped.map((k) => [k, 1]))),
-    `tag search tool_loop.level=critical finds exactly the blocked/aborted agents' traces ${stopped.join(', ')} (found ${[...critical.keys()].join(', ')})`);
+  const stopped = [...agents.values()]
+    .filter((a) => a.events.some((e) => e.event !== EVENT.warning))
+    .map((a) => a.id)
+    .sort();
+  check(
+    same(
+      Object.fromEntries([...critical.keys()].sort().map((k) => [k, 1])),
+      Object.fromEntries(stopped.map((k) => [k, 1])),
+    ),
+    `tag search tool_loop.level=critical finds exactly the blocked/aborted agents' traces ${stopped.join(', ')} (found ${[...critical.keys()].join(', ')})`,
+  );
   const none = (await tracesByAgent(JAEGER[0], svc, { 'tool_loop.level': 'no-such-level' })).traces;
   check(none.length === 0, `tag search with a level nobody emits finds nothing (found ${none.length})`);
 
   for (const id of stopped) {
     const agent = agents.get(id);
     const trace = critical.get(id);
-    check(trace.traceID === found.get(id).trace.traceID, `${id}: the tag search returns the same trace as the service search`);
+    check(
+      trace.traceID === found.get(id).trace.traceID,
+      `${id}: the tag search returns the same trace as the service search`,
+    );
     for (const expected of agent.events.filter((e) => e.event !== EVENT.warning)) {
       const spans = trace.spans.filter((s) => eventsOf(s).some((e) => e.event === expected.event));
       check(spans.length === 1, `${id}: one span carries ${expected.event} (found ${spans.length})`);
@@ -186,17 +224,30 @@ async function assertJaeger(svc, agents, found) {
       const e = eventsOf(span).find((x) => x.event === expected.event);
       const blocked = expected.event === EVENT.blocked;
       const want = {
-        'tool_loop.level': 'critical', 'tool_loop.detector': expected.detector, 'tool_loop.action': blocked ? 'block' : 'abort',
-        'tool_loop.count': expected.count, 'gen_ai.agent.id': id, 'gen_ai.tool.name': expected.tool.split('/')[0],
+        'tool_loop.level': 'critical',
+        'tool_loop.detector': expected.detector,
+        'tool_loop.action': blocked ? 'block' : 'abort',
+        'tool_loop.count': expected.count,
+        'gen_ai.agent.id': id,
+        'gen_ai.tool.name': expected.tool.split('/')[0],
         'tool_loop.run_id': `demo-${id}`,
       };
       if (!blocked) want['error.type'] = 'compaction_loop_persisted';
-      for (const [k, v] of Object.entries(want)) check(String(e[k]) === String(v), `${id}: ${expected.event} has ${k}=${v} (got ${e[k]})`);
-      check(typeof e['tool_loop.message'] === 'string' && e['tool_loop.message'].length > 0, `${id}: ${expected.event} has a tool_loop.message`);
-      check(tagOf(span.tags, 'tool_loop.verdict') === (blocked ? 'critical' : 'aborted'), `${id}: the span's tool_loop.verdict is ${blocked ? 'critical' : 'aborted'}`);
+      for (const [k, v] of Object.entries(want))
+        check(String(e[k]) === String(v), `${id}: ${expected.event} has ${k}=${v} (got ${e[k]})`);
+      check(
+        typeof e['tool_loop.message'] === 'string' && e['tool_loop.message'].length > 0,
+        `${id}: ${expected.event} has a tool_loop.message`,
+      );
+      check(
+        tagOf(span.tags, 'tool_loop.verdict') === (blocked ? 'critical' : 'aborted'),
+        `${id}: the span's tool_loop.verdict is ${blocked ? 'critical' : 'aborted'}`,
+      );
     }
   }
-  console.log(`Jaeger: ${found.size} complete traces; tag search tool_loop.level=critical -> ${stopped.length} traces (${stopped.join(', ')}) with their blocked/aborted events`);
+  console.log(
+    `Jaeger: ${found.size} complete traces; tag search tool_loop.level=critical -> ${stopped.length} traces (${stopped.join(', ')}) with their blocked/aborted events`,
+  );
 }
 
 // ── Prometheus exposition, either through Prometheus or read from an exporter ────────────────────────
@@ -212,7 +263,9 @@ function expectedSeries(events) {
   return out;
 }
 const seriesKey = (name, l) =>
-  name === 'tool_loop_events_total' ? `${name}|${l.tool_loop_action}|${l.gen_ai_agent_id}|${l.tool_loop_detector}` : `${name}|${l.gen_ai_agent_id}|${l.tool_loop_detector}`;
+  name === 'tool_loop_events_total'
+    ? `${name}|${l.tool_loop_action}|${l.gen_ai_agent_id}|${l.tool_loop_detector}`
+    : `${name}|${l.gen_ai_agent_id}|${l.tool_loop_detector}`;
 
 async function prometheusSeries(prom, svc) {
   const out = {};
@@ -267,30 +320,67 @@ async function assertAlerts(svc, agents) {
   const aborted = [...agents.values()].filter((a) => a.events.some((e) => e.event === EVENT.aborted)).map((a) => a.id);
   check(blocked.length > 0 && aborted.length > 0, 'the demo blocked and aborted at least one agent each');
   const expected = [
-    ...aborted.map((id) => ({ alertname: 'AgentCompactionLoopPersisted', agent: id, path: '/page', receiver: 'pager', severity: 'page' })),
-    ...blocked.map((id) => ({ alertname: 'AgentToolCallsBlocked', agent: id, path: '/chat', receiver: 'team-chat', severity: 'warning' })),
+    ...aborted.map((id) => ({
+      alertname: 'AgentCompactionLoopPersisted',
+      agent: id,
+      path: '/page',
+      receiver: 'pager',
+      severity: 'page',
+    })),
+    ...blocked.map((id) => ({
+      alertname: 'AgentToolCallsBlocked',
+      agent: id,
+      path: '/chat',
+      receiver: 'team-chat',
+      severity: 'warning',
+    })),
   ];
   const webhook = env('E2E_WEBHOOK_URL');
   await eventually('every expected alert at the webhook', async (why) => {
     const calls = await getJson(`${webhook}/calls`);
     for (const x of expected) {
-      const hit = calls.find((c) => c.path === x.path && c.body.receiver === x.receiver && c.body.status === 'firing'
-        && c.body.alerts.some((a) => a.status === 'firing' && a.labels.alertname === x.alertname && a.labels.gen_ai_agent_id === x.agent));
-      if (!hit) return why(`${x.alertname} for ${x.agent} not yet at ${x.path}; calls so far: ${calls.map((c) => `${c.path}:${c.body.alerts?.map((a) => `${a.labels.alertname}/${a.labels.gen_ai_agent_id}`)}`).join(' ')}`);
-      const alert = hit.body.alerts.find((a) => a.labels.alertname === x.alertname && a.labels.gen_ai_agent_id === x.agent);
+      const hit = calls.find(
+        (c) =>
+          c.path === x.path &&
+          c.body.receiver === x.receiver &&
+          c.body.status === 'firing' &&
+          c.body.alerts.some(
+            (a) => a.status === 'firing' && a.labels.alertname === x.alertname && a.labels.gen_ai_agent_id === x.agent,
+          ),
+      );
+      if (!hit)
+        return why(
+          `${x.alertname} for ${x.agent} not yet at ${x.path}; calls so far: ${calls.map((c) => `${c.path}:${c.body.alerts?.map((a) => `${a.labels.alertname}/${a.labels.gen_ai_agent_id}`)}`).join(' ')}`,
+        );
+      const alert = hit.body.alerts.find(
+        (a) => a.labels.alertname === x.alertname && a.labels.gen_ai_agent_id === x.agent,
+      );
       const want = { alertname: x.alertname, severity: x.severity, job: svc, gen_ai_agent_id: x.agent };
-      for (const [k, v] of Object.entries(want)) check(alert.labels[k] === v, `${x.alertname} for ${x.agent}: label ${k}=${v} (got ${alert.labels[k]})`);
-      check(String(alert.annotations.summary ?? '').includes(x.agent), `${x.alertname} for ${x.agent}: the summary names the agent`);
-      check(String(alert.annotations.traceql ?? '').includes(`event.gen_ai.agent.id = "${x.agent}"`), `${x.alertname} for ${x.agent}: the traceql annotation selects the agent`);
+      for (const [k, v] of Object.entries(want))
+        check(alert.labels[k] === v, `${x.alertname} for ${x.agent}: label ${k}=${v} (got ${alert.labels[k]})`);
+      check(
+        String(alert.annotations.summary ?? '').includes(x.agent),
+        `${x.alertname} for ${x.agent}: the summary names the agent`,
+      );
+      check(
+        String(alert.annotations.traceql ?? '').includes(`event.gen_ai.agent.id = "${x.agent}"`),
+        `${x.alertname} for ${x.agent}: the traceql annotation selects the agent`,
+      );
     }
     return true;
   });
   const active = await getJson(`${env('E2E_ALERTMANAGER_URL')}/api/v2/alerts?active=true`);
   for (const x of expected) {
-    check(active.some((a) => a.labels.alertname === x.alertname && a.labels.gen_ai_agent_id === x.agent && a.labels.job === svc),
-      `Alertmanager's API lists ${x.alertname} for ${x.agent} as active`);
+    check(
+      active.some(
+        (a) => a.labels.alertname === x.alertname && a.labels.gen_ai_agent_id === x.agent && a.labels.job === svc,
+      ),
+      `Alertmanager's API lists ${x.alertname} for ${x.agent} as active`,
+    );
   }
-  console.log(`Alertmanager -> webhook: ${expected.map((x) => `${x.alertname}{${x.agent}} -> ${x.receiver}`).join(', ')}`);
+  console.log(
+    `Alertmanager -> webhook: ${expected.map((x) => `${x.alertname}{${x.agent}} -> ${x.receiver}`).join(', ')}`,
+  );
 }
 
 // ── modes ────────────────────────────────────────────────────────────────────────────────────────────
@@ -310,7 +400,7 @@ async function lb() {
   const metricsUrls = env('E2E_BACKEND_METRICS_URLS').split(/\s+/);
   const perBackend = JAEGER.map((j) => [...found.values()].filter((f) => f.jaeger === j).map((f) => f.trace));
   const libraryKeys = (o) => Object.keys(o).filter((k) => k.startsWith('tool_loop_events_total|'));
-  const got = await eventually('both backends\' counters to add up to the demo events', async (why) => {
+  const got = await eventually("both backends' counters to add up to the demo events", async (why) => {
     const series = await Promise.all(metricsUrls.map((u) => exporterSeries(u, service)));
     const sum = {};
     for (const s of series) for (const [k, n] of Object.entries(s)) sum[k] = (sum[k] ?? 0) + n;
@@ -322,15 +412,24 @@ async function lb() {
   for (const [i, series] of got.entries()) {
     // Span-derived counters live where the trace went: the same backend holds both.
     const own = expectedSeries(countEvents(perBackend[i]));
-    const spanDerived = (o) => Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('tool_loop_events_total|')));
-    check(same(spanDerived(series), spanDerived(own)), `backend-${i + 1}'s span-derived counters ${show(spanDerived(series))} match the traces it forwarded ${show(spanDerived(own))}`);
+    const spanDerived = (o) =>
+      Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('tool_loop_events_total|')));
+    check(
+      same(spanDerived(series), spanDerived(own)),
+      `backend-${i + 1}'s span-derived counters ${show(spanDerived(series))} match the traces it forwarded ${show(spanDerived(own))}`,
+    );
   }
   // The library's counter is routed by service: one backend holds all of it (single writer per series).
   const writers = got.filter((s) => libraryKeys(s).length > 0).length;
   check(writers === 1, `tool_loop_events_total of one service reaches exactly one backend (found ${writers})`);
-  const split = perBackend.map((ts, i) => `backend-${i + 1}: ${ts.length} traces (${ts.map((t) => tagOf(t.spans.find((s) => s.references.length === 0).tags, 'gen_ai.agent.id')).join(', ') || 'none'})`);
+  const split = perBackend.map(
+    (ts, i) =>
+      `backend-${i + 1}: ${ts.length} traces (${ts.map((t) => tagOf(t.spans.find((s) => s.references.length === 0).tags, 'gen_ai.agent.id')).join(', ') || 'none'})`,
+  );
   console.log(`load balancer: every trace whole on one backend; ${split.join('; ')}`);
-  console.log('load balancer: the two backends\' counters add up to the demo\'s events; tool_loop_events_total on one backend');
+  console.log(
+    "load balancer: the two backends' counters add up to the demo's events; tool_loop_events_total on one backend",
+  );
 }
 
 const modes = { single, lb };

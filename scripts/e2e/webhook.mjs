@@ -34,7 +34,9 @@ const server = createServer((req, res) => {
       body = { unparsed: text };
     }
     calls.push({ path: req.url, at: new Date().toISOString(), body });
-    console.log(`${req.url}: ${(body.alerts ?? []).map((a) => `${a.status} ${a.labels?.alertname}{gen_ai_agent_id=${a.labels?.gen_ai_agent_id}}`).join(', ')}`);
+    console.log(
+      `${req.url}: ${(body.alerts ?? []).map((a) => `${a.status} ${a.labels?.alertname}{gen_ai_agent_id=${a.labels?.gen_ai_agent_id}}`).join(', ')}`,
+    );
     res.writeHead(200).end();
   });
 });

@@ -54,7 +54,6 @@ const SKIP_REASON =
       'install with `apt-get install --no-install-recommends prometheus prometheus-alertmanager` or run scripts/ci-observability.sh';
 if (SKIP_REASON) console.warn(`[alert-e2e] SKIPPED: ${SKIP_REASON}`);
 
-
 // ── a stand-in for the collector's count connector + prometheus exporter ──────────────────────────
 type CountMetric = { promName: string; event: string; attrs: Array<{ key: string; defaultValue?: string }> };
 
@@ -76,8 +75,18 @@ function countMetricsFromCollectorConfig(): CountMetric[] {
 
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
 const anyValueToString = (v: AnyValue | undefined): string | undefined =>
-  v === undefined ? undefined : v.stringValue ?? (v.intValue !== undefined ? String(v.intValue) : v.doubleValue !== undefined ? String(v.doubleValue) : v.boolValue !== undefined ? String(v.boolValue) : undefined);
-const attrMap = (attrs: Array<{ key: string; value: AnyValue }> | undefined) => new Map((attrs ?? []).map((a) => [a.key, anyValueToString(a.value)]));
+  v === undefined
+    ? undefined
+    : (v.stringValue ??
+      (v.intValue !== undefined
+        ? String(v.intValue)
+        : v.doubleValue !== undefined
+          ? String(v.doubleValue)
+          : v.boolValue !== undefined
+            ? String(v.boolValue)
+            : undefined));
+const attrMap = (attrs: Array<{ key: string; value: AnyValue }> | undefined) =>
+  new Map((attrs ?? []).map((a) => [a.key, anyValueToString(a.value)]));
 const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 class CountingReceiver {
@@ -208,137 +217,170 @@ async function stopByPid(s: Started): Promise<void> {
     await Promise.race([exited, sleep(2_000)]);
   }
 }
-const logsOf = () => started.map((s) => `--- ${s.name} (pid ${s.child.pid}) ---\n${s.log.join('').slice(-3000)}`).join('\n');
+const logsOf = () =>
+  started.map((s) => `--- ${s.name} (pid ${s.child.pid}) ---\n${s.log.join('').slice(-3000)}`).join('\n');
 
 type WebhookCall = { path: string; body: any };
 
-describe.skipIf(Boolean(SKIP_REASON))(`alert end-to-end on 127.0.0.1${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`, () => {
-  let tmp = '';
-  let receiverServer: Server | undefined;
-  let webhookServer: Server | undefined;
-  let provider: BasicTracerProvider | undefined;
-  const receiver = new CountingReceiver(countMetricsFromCollectorConfig());
-  const webhookCalls: WebhookCall[] = [];
-  let promUrl = '';
-  let receiverPort = 0;
+describe.skipIf(Boolean(SKIP_REASON))(
+  `alert end-to-end on 127.0.0.1${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`,
+  () => {
+    let tmp = '';
+    let receiverServer: Server | undefined;
+    let webhookServer: Server | undefined;
+    let provider: BasicTracerProvider | undefined;
+    const receiver = new CountingReceiver(countMetricsFromCollectorConfig());
+    const webhookCalls: WebhookCall[] = [];
+    let promUrl = '';
+    let receiverPort = 0;
 
-  beforeAll(async () => {
-    tmp = mkdtempSync(join(tmpdir(), 'tlg-alert-e2e-'));
+    beforeAll(async () => {
+      tmp = mkdtempSync(join(tmpdir(), 'tlg-alert-e2e-'));
 
-    receiverServer = createServer((req, res) => receiver.handle(req, res));
-    receiverPort = await listen(receiverServer);
+      receiverServer = createServer((req, res) => receiver.handle(req, res));
+      receiverPort = await listen(receiverServer);
 
-    webhookServer = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        try {
-          webhookCalls.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        } catch {
-          webhookCalls.push({ path: req.url ?? '', body: undefined });
-        }
-        res.writeHead(200).end();
+      webhookServer = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          try {
+            webhookCalls.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          } catch {
+            webhookCalls.push({ path: req.url ?? '', body: undefined });
+          }
+          res.writeHead(200).end();
+        });
       });
-    });
-    const webhookPort = await listen(webhookServer);
+      const webhookPort = await listen(webhookServer);
 
-    // Alertmanager: the real routing tree and inhibit rules; webhooks -> local server; short group waits.
-    const am = YAML.parse(readFileSync(join(ROOT, 'collector/alertmanager/alertmanager.yml'), 'utf8'));
-    for (const r of am.receivers) {
-      for (const w of r.webhook_configs ?? []) w.url = `http://127.0.0.1:${webhookPort}${new URL(w.url).pathname}`;
-    }
-    am.route.group_wait = '1s';
-    am.route.group_interval = '1s';
-    mkdirSync(join(tmp, 'alertmanager-data'));
-    writeFileSync(join(tmp, 'alertmanager.yml'), YAML.stringify(am));
-    const amPort = await freePort();
-    start('alertmanager', ALERTMANAGER!, [
-      `--config.file=${join(tmp, 'alertmanager.yml')}`,
-      `--storage.path=${join(tmp, 'alertmanager-data')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`,
-      '--cluster.listen-address=',
-    ]);
+      // Alertmanager: the real routing tree and inhibit rules; webhooks -> local server; short group waits.
+      const am = YAML.parse(readFileSync(join(ROOT, 'collector/alertmanager/alertmanager.yml'), 'utf8'));
+      for (const r of am.receivers) {
+        for (const w of r.webhook_configs ?? []) w.url = `http://127.0.0.1:${webhookPort}${new URL(w.url).pathname}`;
+      }
+      am.route.group_wait = '1s';
+      am.route.group_interval = '1s';
+      mkdirSync(join(tmp, 'alertmanager-data'));
+      writeFileSync(join(tmp, 'alertmanager.yml'), YAML.stringify(am));
+      const amPort = await freePort();
+      start('alertmanager', ALERTMANAGER!, [
+        `--config.file=${join(tmp, 'alertmanager.yml')}`,
+        `--storage.path=${join(tmp, 'alertmanager-data')}`,
+        `--web.listen-address=127.0.0.1:${amPort}`,
+        '--cluster.listen-address=',
+      ]);
 
-    // Prometheus: the real rule files (copied verbatim) and the real collector scrape job, 1s intervals.
-    const real = YAML.parse(readFileSync(join(ROOT, 'collector/prometheus/prometheus.yml'), 'utf8'));
-    const collectorJob = real.scrape_configs.find((j: any) => j.job_name === 'otel-collector');
-    expect(collectorJob, 'prometheus.yml has an otel-collector scrape job').toBeTruthy();
-    cpSync(join(ROOT, 'collector/prometheus/rules'), join(tmp, 'rules'), { recursive: true });
-    const prom = {
-      global: { scrape_interval: '1s', evaluation_interval: '1s' },
-      rule_files: [join(tmp, 'rules', '*.rules.yml')],
-      alerting: { alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${amPort}`] }] }] },
-      scrape_configs: [{ ...collectorJob, scrape_interval: '1s', static_configs: [{ targets: [`127.0.0.1:${receiverPort}`] }] }],
-    };
-    writeFileSync(join(tmp, 'prometheus.yml'), YAML.stringify(prom));
-    const promPort = await freePort();
-    promUrl = `http://127.0.0.1:${promPort}`;
-    start('prometheus', PROMETHEUS!, [
-      `--config.file=${join(tmp, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(tmp, 'prometheus-data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-    ]);
+      // Prometheus: the real rule files (copied verbatim) and the real collector scrape job, 1s intervals.
+      const real = YAML.parse(readFileSync(join(ROOT, 'collector/prometheus/prometheus.yml'), 'utf8'));
+      const collectorJob = real.scrape_configs.find((j: any) => j.job_name === 'otel-collector');
+      expect(collectorJob, 'prometheus.yml has an otel-collector scrape job').toBeTruthy();
+      cpSync(join(ROOT, 'collector/prometheus/rules'), join(tmp, 'rules'), { recursive: true });
+      const prom = {
+        global: { scrape_interval: '1s', evaluation_interval: '1s' },
+        rule_files: [join(tmp, 'rules', '*.rules.yml')],
+        alerting: { alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${amPort}`] }] }] },
+        scrape_configs: [
+          { ...collectorJob, scrape_interval: '1s', static_configs: [{ targets: [`127.0.0.1:${receiverPort}`] }] },
+        ],
+      };
+      writeFileSync(join(tmp, 'prometheus.yml'), YAML.stringify(prom));
+      const promPort = await freePort();
+      promUrl = `http://127.0.0.1:${promPort}`;
+      start('prometheus', PROMETHEUS!, [
+        `--config.file=${join(tmp, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(tmp, 'prometheus-data')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+      ]);
 
-    const deadline = Date.now() + 20_000;
-    for (const [name, url] of [['alertmanager', `http://127.0.0.1:${amPort}/-/ready`], ['prometheus', `${promUrl}/-/ready`]]) {
-      await waitFor(`${name} ready`, deadline, async () => {
-        const dead = started.find((s) => s.child.exitCode !== null);
-        if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode}`);
-        return (await fetch(url)).ok ? true : undefined;
-      }).catch((e) => {
-        throw new Error(`${e.message}\n${logsOf()}`);
+      const deadline = Date.now() + 20_000;
+      for (const [name, url] of [
+        ['alertmanager', `http://127.0.0.1:${amPort}/-/ready`],
+        ['prometheus', `${promUrl}/-/ready`],
+      ]) {
+        await waitFor(`${name} ready`, deadline, async () => {
+          const dead = started.find((s) => s.child.exitCode !== null);
+          if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode}`);
+          return (await fetch(url)).ok ? true : undefined;
+        }).catch((e) => {
+          throw new Error(`${e.message}\n${logsOf()}`);
+        });
+      }
+
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      provider = new BasicTracerProvider({
+        resource: resourceFromAttributes({ 'service.name': SERVICE_NAME }),
+        spanProcessors: [
+          await ToolLoopSpanProcessor.create({ config: DEMO_CONFIG }),
+          new BatchSpanProcessor(new OTLPTraceExporter({ url: `http://127.0.0.1:${receiverPort}/v1/traces` }), {
+            scheduledDelayMillis: 100,
+          }),
+        ],
       });
-    }
+    }, 30_000);
 
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': SERVICE_NAME }),
-      spanProcessors: [await ToolLoopSpanProcessor.create({ config: DEMO_CONFIG }), new BatchSpanProcessor(new OTLPTraceExporter({ url: `http://127.0.0.1:${receiverPort}/v1/traces` }), { scheduledDelayMillis: 100 })],
-    });
-  }, 30_000);
-
-  afterAll(async () => {
-    await provider?.shutdown().catch(() => undefined);
-    context.disable();
-    for (const s of [...started].reverse()) await stopByPid(s);
-    await Promise.all([receiverServer, webhookServer].map((s) => new Promise<void>((r) => (s ? s.close(() => r()) : r()))));
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  }, 20_000);
-
-  it('delivers the AgentCompactionLoopPersisted page to the webhook', async () => {
-    const deadline = Date.now() + TEST_TIMEOUT_MS - 5_000;
-    // The real demo agents, judged by the real processor, exported by the real OTLP/HTTP exporter.
-    await runDemoAgents(provider!.getTracer('tool-loop-guard-e2e'), () => undefined);
-    await provider!.forceFlush();
-
-    // The stand-in counted the events the way the count connector would.
-    expect(receiver.spansReceived).toBeGreaterThan(100); // every demo agent's tool spans
-    const metrics = receiver.render();
-    expect(metrics).toContain(
-      `tool_loop_aborts_total{job="${SERVICE_NAME}",gen_ai_agent_id="${AGENT_ID}",gen_ai_tool_name="gateway",tool_loop_detector="compaction_loop_persisted",tool_loop_level="critical",error_type="compaction_loop_persisted"} 1`,
-    );
-    expect(metrics).toContain('tool_loop_blocks_total{');
-    expect(metrics).toContain('tool_loop_warnings_total{');
-
-    const page = await waitFor('the page at the webhook', deadline, async () =>
-      webhookCalls.find((c) => c.path === '/page' && c.body?.alerts?.some((a: any) => a.status === 'firing' && a.labels?.alertname === 'AgentCompactionLoopPersisted')),
-    ).catch((e) => {
-      throw new Error(`${e.message}\nwebhook calls: ${JSON.stringify(webhookCalls)}\n${logsOf()}`);
-    });
-    expect(page.body.receiver).toBe('pager');
-    const alert = page.body.alerts.find((a: any) => a.labels.alertname === 'AgentCompactionLoopPersisted');
-    expect(alert.labels).toMatchObject({ severity: 'page', job: SERVICE_NAME, gen_ai_agent_id: AGENT_ID });
-    expect(alert.annotations.summary).toBe(`Agent ${AGENT_ID} (${SERVICE_NAME}): run aborted, compaction loop persisted`);
-    expect(alert.annotations.traceql).toBe(`{ event:name = "tool_loop.aborted" && event.gen_ai.agent.id = "${AGENT_ID}" }`);
-
-    // Blocked calls fire the per-agent warning rule in Prometheus too, for each demo agent that was blocked.
-    const blockedAgent = 'stuck-poller';
-    const firing = await waitFor('AgentToolCallsBlocked firing in Prometheus', deadline, async () => {
-      const r = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as any;
-      return r.data.alerts.find(
-        (a: any) => a.labels.alertname === 'AgentToolCallsBlocked' && a.state === 'firing' && a.labels.gen_ai_agent_id === blockedAgent,
+    afterAll(async () => {
+      await provider?.shutdown().catch(() => undefined);
+      context.disable();
+      for (const s of [...started].reverse()) await stopByPid(s);
+      await Promise.all(
+        [receiverServer, webhookServer].map((s) => new Promise<void>((r) => (s ? s.close(() => r()) : r()))),
       );
-    });
-    expect(firing.labels).toMatchObject({ severity: 'warning', job: SERVICE_NAME, gen_ai_agent_id: blockedAgent });
-  }, TEST_TIMEOUT_MS);
-});
+      if (tmp) rmSync(tmp, { recursive: true, force: true });
+    }, 20_000);
+
+    it(
+      'delivers the AgentCompactionLoopPersisted page to the webhook',
+      async () => {
+        const deadline = Date.now() + TEST_TIMEOUT_MS - 5_000;
+        // The real demo agents, judged by the real processor, exported by the real OTLP/HTTP exporter.
+        await runDemoAgents(provider!.getTracer('tool-loop-guard-e2e'), () => undefined);
+        await provider!.forceFlush();
+
+        // The stand-in counted the events the way the count connector would.
+        expect(receiver.spansReceived).toBeGreaterThan(100); // every demo agent's tool spans
+        const metrics = receiver.render();
+        expect(metrics).toContain(
+          `tool_loop_aborts_total{job="${SERVICE_NAME}",gen_ai_agent_id="${AGENT_ID}",gen_ai_tool_name="gateway",tool_loop_detector="compaction_loop_persisted",tool_loop_level="critical",error_type="compaction_loop_persisted"} 1`,
+        );
+        expect(metrics).toContain('tool_loop_blocks_total{');
+        expect(metrics).toContain('tool_loop_warnings_total{');
+
+        const page = await waitFor('the page at the webhook', deadline, async () =>
+          webhookCalls.find(
+            (c) =>
+              c.path === '/page' &&
+              c.body?.alerts?.some(
+                (a: any) => a.status === 'firing' && a.labels?.alertname === 'AgentCompactionLoopPersisted',
+              ),
+          ),
+        ).catch((e) => {
+          throw new Error(`${e.message}\nwebhook calls: ${JSON.stringify(webhookCalls)}\n${logsOf()}`);
+        });
+        expect(page.body.receiver).toBe('pager');
+        const alert = page.body.alerts.find((a: any) => a.labels.alertname === 'AgentCompactionLoopPersisted');
+        expect(alert.labels).toMatchObject({ severity: 'page', job: SERVICE_NAME, gen_ai_agent_id: AGENT_ID });
+        expect(alert.annotations.summary).toBe(
+          `Agent ${AGENT_ID} (${SERVICE_NAME}): run aborted, compaction loop persisted`,
+        );
+        expect(alert.annotations.traceql).toBe(
+          `{ event:name = "tool_loop.aborted" && event.gen_ai.agent.id = "${AGENT_ID}" }`,
+        );
+
+        // Blocked calls fire the per-agent warning rule in Prometheus too, for each demo agent that was blocked.
+        const blockedAgent = 'stuck-poller';
+        const firing = await waitFor('AgentToolCallsBlocked firing in Prometheus', deadline, async () => {
+          const r = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as any;
+          return r.data.alerts.find(
+            (a: any) =>
+              a.labels.alertname === 'AgentToolCallsBlocked' &&
+              a.state === 'firing' &&
+              a.labels.gen_ai_agent_id === blockedAgent,
+          );
+        });
+        expect(firing.labels).toMatchObject({ severity: 'warning', job: SERVICE_NAME, gen_ai_agent_id: blockedAgent });
+      },
+      TEST_TIMEOUT_MS,
+    );
+  },
+);
