@@ -16,10 +16,6 @@ export default tseslint.config(
       'collector/**',
       // Its own npm workspace, with its own tooling.
       'test/frameworks/**',
-      // The observability checks and end-to-end scripts: not yet brought under the linter.
-      'test/observability/**',
-      'scripts/check-observability-configs.mjs',
-      'scripts/e2e/**',
     ],
   },
   js.configs.recommended,

@@ -15,7 +15,7 @@
 // and the live run against Jaeger, Prometheus and Alertmanager are in scripts/e2e-observability.sh.
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, posix, relative, resolve } from 'node:path';
+import { basename, dirname, join, posix, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 
@@ -173,7 +173,6 @@ export function checkObservabilityConfigs(rootArg = process.cwd()) {
   const findings = [];
   const notes = [];
   let checks = 0;
-  const rel = (p) => relative(root, p) || '.';
   const fail = (file, msg) => findings.push(`${file}: ${msg}`);
   const ok = (cond, file, msg) => {
     checks++;

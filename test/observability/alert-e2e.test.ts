@@ -57,17 +57,26 @@ if (SKIP_REASON) console.warn(`[alert-e2e] SKIPPED: ${SKIP_REASON}`);
 // ── a stand-in for the collector's count connector + prometheus exporter ──────────────────────────
 type CountMetric = { promName: string; event: string; attrs: Array<{ key: string; defaultValue?: string }> };
 
+/** The part of collector/otel-collector.yaml this stand-in reads: the count connector's span-event metrics. */
+interface CollectorConfig {
+  connectors: {
+    count: {
+      spanevents: Record<string, { conditions: string[]; attributes?: Array<{ key: string; default_value?: string }> }>;
+    };
+  };
+}
+
 /** Reads the count connector's span-event metrics from the real collector config. */
 function countMetricsFromCollectorConfig(): CountMetric[] {
-  const cfg = YAML.parse(readFileSync(join(ROOT, 'collector/otel-collector.yaml'), 'utf8'));
+  const cfg = YAML.parse(readFileSync(join(ROOT, 'collector/otel-collector.yaml'), 'utf8')) as CollectorConfig;
   const out: CountMetric[] = [];
-  for (const [metric, def] of Object.entries<any>(cfg.connectors.count.spanevents)) {
+  for (const [metric, def] of Object.entries(cfg.connectors.count.spanevents)) {
     const m = /^\s*(?:spanevent\.)?name\s*==\s*"([^"]+)"\s*$/.exec(def.conditions[0]);
     if (!m) throw new Error(`unsupported count condition ${def.conditions[0]}`);
     out.push({
       promName: `${metric.replace(/[^A-Za-z0-9_]/g, '_')}_total`,
       event: m[1],
-      attrs: (def.attributes ?? []).map((a: any) => ({ key: a.key, defaultValue: a.default_value })),
+      attrs: (def.attributes ?? []).map((a) => ({ key: a.key, defaultValue: a.default_value })),
     });
   }
   return out;
@@ -85,7 +94,15 @@ const anyValueToString = (v: AnyValue | undefined): string | undefined =>
           : v.boolValue !== undefined
             ? String(v.boolValue)
             : undefined));
-const attrMap = (attrs: Array<{ key: string; value: AnyValue }> | undefined) =>
+type KeyValue = { key: string; value: AnyValue };
+/** The fields of an OTLP/HTTP JSON trace export request that the stand-in counts. */
+interface OtlpTraceRequest {
+  resourceSpans?: Array<{
+    resource?: { attributes?: KeyValue[] };
+    scopeSpans?: Array<{ spans?: Array<{ events?: Array<{ name: string; attributes?: KeyValue[] }> }> }>;
+  }>;
+}
+const attrMap = (attrs: KeyValue[] | undefined) =>
   new Map((attrs ?? []).map((a) => [a.key, anyValueToString(a.value)]));
 const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
@@ -112,7 +129,7 @@ class CountingReceiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
-        this.ingest(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        this.ingest(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpTraceRequest);
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       } catch (e) {
         res.writeHead(400).end(String(e));
@@ -120,7 +137,7 @@ class CountingReceiver {
     });
   }
 
-  private ingest(body: any): void {
+  private ingest(body: OtlpTraceRequest): void {
     for (const rs of body.resourceSpans ?? []) {
       const job = attrMap(rs.resource?.attributes).get('service.name') ?? '';
       for (const ss of rs.scopeSpans ?? []) {
@@ -179,17 +196,17 @@ function listen(server: Server): Promise<number> {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function waitFor<T>(what: string, deadline: number, probe: () => Promise<T | undefined>): Promise<T> {
-  let last: unknown;
+  let lastError: string | undefined;
   while (Date.now() < deadline) {
     try {
       const v = await probe();
       if (v !== undefined) return v;
     } catch (e) {
-      last = e;
+      lastError = String(e);
     }
     await sleep(250);
   }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+  throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}`);
 }
 
 type Started = { name: string; child: ChildProcess; log: string[] };
@@ -220,7 +237,26 @@ async function stopByPid(s: Started): Promise<void> {
 const logsOf = () =>
   started.map((s) => `--- ${s.name} (pid ${s.child.pid}) ---\n${s.log.join('').slice(-3000)}`).join('\n');
 
-type WebhookCall = { path: string; body: any };
+/** The fields of Alertmanager's webhook payload that the test reads; optional where a payload may lack them. */
+interface AlertmanagerWebhookBody {
+  receiver?: string;
+  alerts?: Array<{ status?: string; labels?: Record<string, string>; annotations?: Record<string, string> }>;
+}
+type WebhookCall = { path: string; body: AlertmanagerWebhookBody | undefined };
+
+/** The parts of collector/alertmanager/alertmanager.yml the test rewrites; everything else is written back as read. */
+interface AlertmanagerConfig {
+  receivers: Array<{ webhook_configs?: Array<{ url: string }> }>;
+  route: { group_wait?: string; group_interval?: string };
+}
+/** The part of collector/prometheus/prometheus.yml the test reuses: its scrape jobs. */
+interface PrometheusConfig {
+  scrape_configs: Array<{ job_name: string; [setting: string]: unknown }>;
+}
+/** The fields of Prometheus's /api/v1/alerts response that the test reads. */
+interface PrometheusAlertsResponse {
+  data: { alerts: Array<{ state: string; labels: Record<string, string> }> };
+}
 
 describe.skipIf(Boolean(SKIP_REASON))(
   `alert end-to-end on 127.0.0.1${SKIP_REASON ? ` (skipped: ${SKIP_REASON})` : ''}`,
@@ -245,7 +281,10 @@ describe.skipIf(Boolean(SKIP_REASON))(
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           try {
-            webhookCalls.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+            webhookCalls.push({
+              path: req.url ?? '',
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as AlertmanagerWebhookBody,
+            });
           } catch {
             webhookCalls.push({ path: req.url ?? '', body: undefined });
           }
@@ -255,7 +294,9 @@ describe.skipIf(Boolean(SKIP_REASON))(
       const webhookPort = await listen(webhookServer);
 
       // Alertmanager: the real routing tree and inhibit rules; webhooks -> local server; short group waits.
-      const am = YAML.parse(readFileSync(join(ROOT, 'collector/alertmanager/alertmanager.yml'), 'utf8'));
+      const am = YAML.parse(
+        readFileSync(join(ROOT, 'collector/alertmanager/alertmanager.yml'), 'utf8'),
+      ) as AlertmanagerConfig;
       for (const r of am.receivers) {
         for (const w of r.webhook_configs ?? []) w.url = `http://127.0.0.1:${webhookPort}${new URL(w.url).pathname}`;
       }
@@ -272,8 +313,10 @@ describe.skipIf(Boolean(SKIP_REASON))(
       ]);
 
       // Prometheus: the real rule files (copied verbatim) and the real collector scrape job, 1s intervals.
-      const real = YAML.parse(readFileSync(join(ROOT, 'collector/prometheus/prometheus.yml'), 'utf8'));
-      const collectorJob = real.scrape_configs.find((j: any) => j.job_name === 'otel-collector');
+      const real = YAML.parse(
+        readFileSync(join(ROOT, 'collector/prometheus/prometheus.yml'), 'utf8'),
+      ) as PrometheusConfig;
+      const collectorJob = real.scrape_configs.find((j) => j.job_name === 'otel-collector');
       expect(collectorJob, 'prometheus.yml has an otel-collector scrape job').toBeTruthy();
       cpSync(join(ROOT, 'collector/prometheus/rules'), join(tmp, 'rules'), { recursive: true });
       const prom = {
@@ -302,7 +345,7 @@ describe.skipIf(Boolean(SKIP_REASON))(
           const dead = started.find((s) => s.child.exitCode !== null);
           if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode}`);
           return (await fetch(url)).ok ? true : undefined;
-        }).catch((e) => {
+        }).catch((e: Error) => {
           throw new Error(`${e.message}\n${logsOf()}`);
         });
       }
@@ -351,28 +394,28 @@ describe.skipIf(Boolean(SKIP_REASON))(
             (c) =>
               c.path === '/page' &&
               c.body?.alerts?.some(
-                (a: any) => a.status === 'firing' && a.labels?.alertname === 'AgentCompactionLoopPersisted',
+                (a) => a.status === 'firing' && a.labels?.alertname === 'AgentCompactionLoopPersisted',
               ),
           ),
-        ).catch((e) => {
+        ).catch((e: Error) => {
           throw new Error(`${e.message}\nwebhook calls: ${JSON.stringify(webhookCalls)}\n${logsOf()}`);
         });
-        expect(page.body.receiver).toBe('pager');
-        const alert = page.body.alerts.find((a: any) => a.labels.alertname === 'AgentCompactionLoopPersisted');
-        expect(alert.labels).toMatchObject({ severity: 'page', job: SERVICE_NAME, gen_ai_agent_id: AGENT_ID });
-        expect(alert.annotations.summary).toBe(
+        expect(page.body?.receiver).toBe('pager');
+        const alert = page.body?.alerts?.find((a) => a.labels?.alertname === 'AgentCompactionLoopPersisted');
+        expect(alert?.labels).toMatchObject({ severity: 'page', job: SERVICE_NAME, gen_ai_agent_id: AGENT_ID });
+        expect(alert?.annotations?.summary).toBe(
           `Agent ${AGENT_ID} (${SERVICE_NAME}): run aborted, compaction loop persisted`,
         );
-        expect(alert.annotations.traceql).toBe(
+        expect(alert?.annotations?.traceql).toBe(
           `{ event:name = "tool_loop.aborted" && event.gen_ai.agent.id = "${AGENT_ID}" }`,
         );
 
         // Blocked calls fire the per-agent warning rule in Prometheus too, for each demo agent that was blocked.
         const blockedAgent = 'stuck-poller';
         const firing = await waitFor('AgentToolCallsBlocked firing in Prometheus', deadline, async () => {
-          const r = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as any;
+          const r = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as PrometheusAlertsResponse;
           return r.data.alerts.find(
-            (a: any) =>
+            (a) =>
               a.labels.alertname === 'AgentToolCallsBlocked' &&
               a.state === 'firing' &&
               a.labels.gen_ai_agent_id === blockedAgent,

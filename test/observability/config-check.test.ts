@@ -47,12 +47,13 @@ describe('check-observability-configs.mjs', () => {
   });
 
   it('uses the same event and attribute names as src/semconv.ts', async () => {
-    const mod = await import(pathToFileURL(SCRIPT).href);
-    const contract = mod.CONTRACT as {
-      events: string[];
-      eventAttributes: string[];
-      libraryMetric: string;
-      abortErrorType: string;
+    const { CONTRACT: contract } = (await import(pathToFileURL(SCRIPT).href)) as {
+      CONTRACT: {
+        events: string[];
+        eventAttributes: string[];
+        libraryMetric: string;
+        abortErrorType: string;
+      };
     };
     expect([...contract.events].sort()).toEqual(
       [
