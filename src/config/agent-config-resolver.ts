@@ -5,6 +5,7 @@ import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import type { LoopDetectionConfig, ToolLoopGuardConfig } from './types.js';
 import { validateToolLoopGuardConfig } from './validate.js';
 import { isRecord } from '../util/is-record.js';
+import { snapshotConfig } from './snapshot.js';
 
 /**
  * Resolves the effective loop-detection config for an agent id, once per agent: the
@@ -23,10 +24,12 @@ export class AgentConfigResolver {
   constructor(config: ToolLoopGuardConfig | undefined, logger: EngineLogger = silentLogger, source?: string) {
     this.logger = logger;
     const where = source === undefined ? 'config' : `config ${source}:`;
-    for (const issue of validateToolLoopGuardConfig(config ?? {})) {
+    // One plain copy, own properties only: what is validated is what is used.
+    const snapshot = snapshotConfig(config ?? {});
+    for (const issue of [...snapshot.issues, ...validateToolLoopGuardConfig(snapshot.value)]) {
       logger.warn(`${where} ${issue.path}: ${issue.message}`);
     }
-    const root = isRecord(config) ? config : {};
+    const root = isRecord(snapshot.value) ? snapshot.value : {};
     this.global = isRecord(root.tools) ? (root.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
     const list = isRecord(root.agents) && Array.isArray(root.agents.list) ? root.agents.list : [];
     list.forEach((entry, index) => {

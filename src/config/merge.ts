@@ -1,3 +1,4 @@
+import { snapshotConfig } from './snapshot.js';
 import type { LoopDetectionConfig } from './types.js';
 
 /**
@@ -6,9 +7,12 @@ import type { LoopDetectionConfig } from './types.js';
  * overlays of `detectors` and `postCompactionGuard`.
  */
 export function mergeLoopDetectionConfig(
-  global: LoopDetectionConfig | undefined,
-  agent: LoopDetectionConfig | undefined,
+  globalGiven: LoopDetectionConfig | undefined,
+  agentGiven: LoopDetectionConfig | undefined,
 ): LoopDetectionConfig | undefined {
+  // Own properties only, each read once; the resolver reports what could not be read.
+  const global = snapshotConfig(globalGiven).value as LoopDetectionConfig | undefined;
+  const agent = snapshotConfig(agentGiven).value as LoopDetectionConfig | undefined;
   if (!agent) return global;
   if (!global) return agent;
   const merged: LoopDetectionConfig = { ...global, ...agent };

@@ -4,6 +4,7 @@ import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import type { LoopDetectionConfig } from './types.js';
 import { describeValue } from '../util/describe-value.js';
 import { isRecord } from '../util/is-record.js';
+import { snapshotConfig } from './snapshot.js';
 
 /** Where a resolution is reported and how its keys are named in messages. */
 export interface ResolveOptions {
@@ -29,7 +30,7 @@ export function isPositiveInteger(value: unknown): value is number {
  * numbers and booleans fall back to their defaults with a warning naming the key; then
  * `criticalThreshold` is clamped above `warningThreshold` and
  * `globalCircuitBreakerThreshold` above the clamped critical, each with a warning.
- * Never throws.
+ * Reads own properties only (see `snapshotConfig`); never throws.
  */
 export function resolveLoopDetectionConfig(
   config: LoopDetectionConfig | undefined,
@@ -37,8 +38,10 @@ export function resolveLoopDetectionConfig(
 ): ResolvedLoopDetectionConfig {
   const logger = options.logger ?? silentLogger;
   const prefix = options.keyPath ?? 'tools.loopDetection';
-  const source: Record<string, unknown> = isRecord(config) ? config : {};
-  if (config !== undefined && !isRecord(config)) {
+  const snapshot = snapshotConfig(config, prefix);
+  for (const issue of snapshot.issues) logger.warn(`${issue.path}: ${issue.message}`);
+  const source: Record<string, unknown> = isRecord(snapshot.value) ? snapshot.value : {};
+  if (config !== undefined && !isRecord(snapshot.value)) {
     logger.warn(`${prefix}: expected an object, got ${describeValue(config)}; using defaults`);
   }
 

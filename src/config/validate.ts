@@ -1,5 +1,6 @@
 import { isPositiveInteger } from './resolve.js';
 import { isRecord } from '../util/is-record.js';
+import { snapshotConfig } from './snapshot.js';
 
 /** One problem found in a configuration object: where it is and what is wrong. */
 export interface ConfigIssue {
@@ -28,10 +29,13 @@ const LOOP_DETECTION_SHAPE: Shape = {
  * and the pairwise rules `warningThreshold < criticalThreshold` and
  * `criticalThreshold < globalCircuitBreakerThreshold` when both of a pair are present.
  * Keys this package does not know are reported as warnings (OpenClaw rejects them; we keep
- * going so a newer config does not break an older processor). Never throws.
+ * going so a newer config does not break an older processor). Own properties only; a value that
+ * cannot be read (a throwing getter or Proxy trap) is a warning. Never throws.
  */
-export function validateToolLoopGuardConfig(config: unknown, rootPath = ''): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
+export function validateToolLoopGuardConfig(given: unknown, rootPath = ''): ConfigIssue[] {
+  const snapshot = snapshotConfig(given, rootPath || '(root)');
+  const config = snapshot.value;
+  const issues: ConfigIssue[] = [...snapshot.issues];
   const at = (key: string) => (rootPath ? `${rootPath}.${key}` : key);
   if (!isRecord(config)) {
     issues.push({
@@ -90,8 +94,10 @@ function validateAgentEntry(entry: unknown, path: string): ConfigIssue[] {
 }
 
 /** Validates one `loopDetection` block; see {@link validateToolLoopGuardConfig}. */
-export function validateLoopDetectionConfig(block: unknown, path = 'tools.loopDetection'): ConfigIssue[] {
-  const issues = checkShape(block, LOOP_DETECTION_SHAPE, path);
+export function validateLoopDetectionConfig(given: unknown, path = 'tools.loopDetection'): ConfigIssue[] {
+  const snapshot = snapshotConfig(given, path);
+  const block = snapshot.value;
+  const issues = [...snapshot.issues, ...checkShape(block, LOOP_DETECTION_SHAPE, path)];
   if (!isRecord(block)) return issues;
   const { warningThreshold: w, criticalThreshold: c, globalCircuitBreakerThreshold: b } = block;
   if (typeof w === 'number' && typeof c === 'number' && w >= c) {

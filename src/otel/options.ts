@@ -1,4 +1,5 @@
 import { diag, type DiagLogger, type MeterProvider } from '@opentelemetry/api';
+import { snapshotConfig } from '../config/snapshot.js';
 import type { ToolLoopGuardConfig } from '../config/types.js';
 import type { ToolSpanAdapter } from '../spans/adapters/adapter.js';
 import { DEFAULT_ADAPTERS } from '../spans/adapters/index.js';
@@ -71,6 +72,20 @@ export const DEFAULT_RUN_IDLE_TTL_MS = 15 * 60 * 1000;
 export const DEFAULT_MAX_LIVE_RUNS = 10_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The options object as given to `create`, read once: own properties only, each read once (its
+ * values as they are). Anything but an object (`null` included) warns and means the defaults;
+ * a property that cannot be read warns and is left out.
+ */
+export function readProcessorOptions(given: unknown, logger: DiagLogger): ToolLoopSpanProcessorOptions {
+  if (given === undefined) return {};
+  const snapshot = snapshotConfig(given, '(options)', 1);
+  for (const issue of snapshot.issues) logger.warn(`option ${issue.path}: ${issue.message}`);
+  if (isRecord(snapshot.value)) return snapshot.value;
+  logger.warn(`options must be an object, got ${describeValue(snapshot.value)}; using the defaults`);
+  return {};
+}
 
 /** Resolves processor options: explicit value → env var → default; invalid values warn and fall back. */
 export function resolveProcessorOptions(

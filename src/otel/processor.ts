@@ -16,6 +16,7 @@ import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
 import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
 import { createLoopEventCounter } from './metrics.js';
 import {
+  readProcessorOptions,
   resolveProcessorOptions,
   type ResolvedProcessorOptions,
   type ToolLoopSpanProcessorOptions,
@@ -84,8 +85,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    * config file may be read; the processor is fully usable once the promise resolves.
    * Rejects with a `ConfigFileError` when an explicitly named config file cannot be used.
    */
-  static async create(options: ToolLoopSpanProcessorOptions = {}): Promise<ToolLoopSpanProcessor> {
+  static async create(given: ToolLoopSpanProcessorOptions = {}): Promise<ToolLoopSpanProcessor> {
     const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
+    const options = readProcessorOptions(given, log);
     const resolved = resolveProcessorOptions(options, process.env, log);
     let config: ToolLoopGuardConfig | undefined = options.config;
     if (config === undefined && resolved.configFile) {
