@@ -3,12 +3,14 @@
  * See README.md for setup and the span contract (attribute, event and metric names in semconv).
  */
 export { ToolLoopSpanProcessor, type ToolLoopProcessorStats } from './otel/processor.js';
+export { wrapExporter } from './otel/annotating-exporter.js';
 export { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS, type ToolLoopSpanProcessorOptions } from './otel/options.js';
 export { getToolLoopVerdict, type LoopAbortEvent, type LoopEvent, type ToolSpanVerdict } from './otel/loop-event.js';
 export {
   DEFAULT_ADAPTERS,
   aiSdkAdapter,
   genAiAdapter,
+  genkitAdapter,
   openClawAdapter,
   openInferenceAdapter,
   openLlmetryLangChainAdapter,

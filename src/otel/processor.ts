@@ -1,4 +1,12 @@
-import { diag, trace, type Attributes, type Context, type Counter, type DiagLogger } from '@opentelemetry/api';
+import {
+  diag,
+  trace,
+  type Attributes,
+  type Context,
+  type Counter,
+  type DiagLogger,
+  type Span as ApiSpan,
+} from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AgentConfigResolver } from '../config/agent-config-resolver.js';
 import { loadConfigFile } from '../config/load-file.js';
@@ -11,6 +19,7 @@ import type { RunReleaseReason } from '../spans/run-registry.js';
 import { SpanGuard, type GuardedRun } from '../spans/span-guard.js';
 import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js';
 import { PACKAGE_NAME } from '../version.js';
+import { annotatedView, DeferredAnnotations } from './deferred-annotations.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
 import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
 import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
@@ -51,6 +60,11 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private capacityReported = false;
   /** Set by the first `onEnding` call: the SDK finishes tool spans there (SDK >= 2.3). */
   private sdkCallsOnEnding = false;
+  /** What could not be written to spans ended without `onEnding`, for `wrapExporter`. */
+  private readonly deferred = new DeferredAnnotations();
+  /** Set once an exporter was wrapped with `wrapExporter` for this processor. */
+  private exportsWrapped = false;
+  private noOnEndingReported = false;
   /** Set by `shutdown()`: later hooks do nothing. */
   private isShutDown = false;
 
@@ -156,7 +170,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.sdkCallsOnEnding = true;
     let tool: ToolCallSource | undefined;
     try {
-      tool = this.finish(span, true);
+      tool = this.finish(span, span);
     } catch (error) {
       this.log.error(`onEnding failed: ${describeError(error)}`);
     } finally {
@@ -165,16 +179,17 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Records outcomes on SDKs without `onEnding` (no annotations: the span is read-only), and
-   * releases a run's state when the span that opened it ends. Never throws.
+   * Records outcomes on SDKs without `onEnding` (the span is read-only: its annotations reach
+   * the export only through {@link wrapExporter}), and releases a run's state when the span
+   * that opened it ends. Never throws.
    */
   onEnd(span: ReadableSpan): void {
     if (this.isShutDown) return;
     try {
       // With onEnding, every tool span was finished there; only older SDKs finish them here.
-      if (!this.sdkCallsOnEnding) this.finish(span, false);
+      if (!this.sdkCallsOnEnding) this.finishWithoutOnEnding(span);
       // The run and its runSignal end with the last of its root spans (two may share a run id).
-      const closed = this.guard.close(span, span.spanContext().traceId, span.parentSpanContext !== undefined);
+      const closed = this.guard.close(span, span.spanContext().traceId, hasParent(span));
       if (closed !== undefined) this.signals.forget(closed);
     } catch (error) {
       this.log.error(`onEnd failed: ${describeError(error)}`);
@@ -196,22 +211,48 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     return Promise.resolve();
   }
 
-  /** Finishes a tool span with the guard and emits what it decided; returns the span's tool call, if any. */
-  private finish(span: Span | ReadableSpan, annotate: boolean): ToolCallSource | undefined {
+  /**
+   * What `wrapExporter` applies to each span it exports: on SDKs without `onEnding`, the loop
+   * events, verdict attribute and redactions this processor could not write to the ended span.
+   */
+  annotateExports(): (span: ReadableSpan) => ReadableSpan {
+    this.exportsWrapped = true;
+    const alwaysRedact = this.options.redactContent
+      ? [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, sc.ATTR_GEN_AI_TOOL_CALL_RESULT]
+      : [];
+    return (span) => (this.sdkCallsOnEnding ? span : annotatedView(span, this.deferred.take(span), alwaysRedact));
+  }
+
+  /**
+   * Finishes a tool span with the guard and emits what it decided; returns the span's tool call,
+   * if any. `writable` is where annotations go: the span itself while it can still be written to.
+   */
+  private finish(span: Span | ReadableSpan, writable: ApiSpan | undefined): ToolCallSource | undefined {
     const finished = this.guard.finish(span);
     if (!finished) return undefined;
-    // Without onEnding the span is read-only: events and attributes cannot be added any more.
+    const target = writable ?? (span as ApiSpan);
+    const annotate = writable !== undefined;
     if (finished.verdict)
-      this.emitter.verdict(
-        span as Span,
-        finished.scope,
-        finished.run,
-        finished.tool.toolName,
-        finished.verdict,
-        annotate,
-      );
-    if (finished.abort) this.emitter.abort(span as Span, finished.scope, finished.run, finished.abort, annotate);
+      this.emitter.verdict(target, finished.scope, finished.run, finished.tool.toolName, finished.verdict, annotate);
+    if (finished.abort) this.emitter.abort(target, finished.scope, finished.run, finished.abort, annotate);
     return finished.tool;
+  }
+
+  /**
+   * A span ended on an SDK without `onEnding`: it is read-only now, so what the guard decides is
+   * kept for `wrapExporter`, or, without one, lost for the export (said once).
+   */
+  private finishWithoutOnEnding(span: ReadableSpan): void {
+    const recorder = this.exportsWrapped ? this.deferred.recorder(span) : undefined;
+    const tool = this.finish(span, recorder);
+    if (!tool) return;
+    if (recorder && this.options.redactContent) this.deferred.redact(span, tool.adapter?.contentAttributes ?? []);
+    if (!recorder && !this.noOnEndingReported) {
+      this.noOnEndingReported = true;
+      this.log.warn(
+        `this OpenTelemetry SDK does not call onEnding (sdk-trace-base before 2.3): loop events (tool_loop.*) and the tool_loop.verdict attribute${this.options.redactContent ? ', and redactContent,' : ''} cannot reach exported spans; callbacks, metrics and run aborts still work. Wrap the exporter with wrapExporter(exporter, processor) to apply them at export time. Reported once.`,
+      );
+    }
   }
 
   /**
@@ -239,4 +280,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       );
     }
   }
+}
+
+/**
+ * Whether an ended span has a parent: SDK 2.x spans carry `parentSpanContext`, SDK 1.x spans (Genkit's
+ * own pipeline) `parentSpanId`; taking a 1.x child for a trace root would release its run at every end.
+ */
+function hasParent(span: ReadableSpan): boolean {
+  return span.parentSpanContext !== undefined || (span as { parentSpanId?: unknown }).parentSpanId !== undefined;
 }

@@ -1,6 +1,7 @@
 import type { ToolSpanAdapter } from './adapter.js';
 import { aiSdkAdapter } from './ai-sdk.js';
 import { genAiAdapter } from './gen-ai.js';
+import { genkitAdapter } from './genkit.js';
 import { openClawAdapter } from './openclaw.js';
 import { openInferenceAdapter } from './openinference.js';
 import { openLlmetryLangChainAdapter } from './openllmetry-langchain.js';
@@ -9,6 +10,7 @@ import { traceloopAdapter } from './traceloop.js';
 export type { AdapterTriggers, RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapter.js';
 export { aiSdkAdapter } from './ai-sdk.js';
 export { genAiAdapter } from './gen-ai.js';
+export { genkitAdapter } from './genkit.js';
 export { openClawAdapter } from './openclaw.js';
 export { openInferenceAdapter } from './openinference.js';
 export { openLlmetryLangChainAdapter } from './openllmetry-langchain.js';
@@ -26,5 +28,6 @@ export const DEFAULT_ADAPTERS: readonly ToolSpanAdapter[] = [
   openInferenceAdapter,
   traceloopAdapter,
   openLlmetryLangChainAdapter,
+  genkitAdapter,
   genAiAdapter,
 ];

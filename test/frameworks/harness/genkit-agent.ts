@@ -6,14 +6,21 @@ import { argsFor, CALLS, TOOL_NAME, type LookupArgs, type ToolBody } from './sce
 /**
  * A Genkit instance with a scripted `mockModel` (Genkit's own test model) that requests the
  * scenario's tool until it has seen CALLS tool responses, and the tool around `execute`.
- * Returns the options of the `generate` call that runs the agent.
+ * Returns the options of the `generate` call that runs the agent. Genkit hands `generate`'s
+ * `abortSignal` to each model call and a real model client rejects once it is aborted; the
+ * mock model ignores it, so the script rejects with its reason instead (`signal`).
  */
-export function genkitAgent(body: ToolBody, execute: (args: LookupArgs) => Promise<unknown> = async (args) => body.run(args)) {
+export function genkitAgent(
+  body: ToolBody,
+  execute: (args: LookupArgs) => Promise<unknown> = async (args) => body.run(args),
+  signal?: AbortSignal,
+) {
   const ai = genkit({});
   const model = mockModel(ai, {
     name: 'scripted',
     info: { supports: { tools: true, multiturn: true } },
     respond: (request) => {
+      signal?.throwIfAborted();
       const step = request.messages.flatMap((message) => message.content).filter((part) => part.toolResponse !== undefined).length;
       return step >= CALLS ? { text: 'done' } : { toolRequests: [{ name: TOOL_NAME, input: argsFor(body.variant, step), ref: `call-${step}` }] };
     },

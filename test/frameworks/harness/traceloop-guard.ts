@@ -1,13 +1,17 @@
 import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { forceFlush, initialize } from '@traceloop/node-server-sdk';
-import { traceRun, type LoopAbortEvent, type LoopEvent, type ToolLoopSpanProcessorOptions } from 'tool-loop-guard';
+import { traceRun, wrapExporter, type LoopAbortEvent, type LoopEvent, type ToolLoopSpanProcessorOptions } from 'tool-loop-guard';
 import { settle, type VariantRun } from './acceptance.js';
 import { createGuard } from './guard.js';
 import { ToolBody, type Variant } from './scenario.js';
 import { OFFLINE, traceloopAgent } from './traceloop-agent.js';
 
-/** The Traceloop SDK's own pipeline with the guard passed as `initialize({ processor })`. */
+/**
+ * The Traceloop SDK's own pipeline with the guard passed as `initialize({ processor })` and the
+ * exporter wrapped with `wrapExporter` (its SDK 2.0.1 has no `onEnding`, and it runs the guard
+ * after its exporting processor).
+ */
 export interface TraceloopPipeline {
   readonly events: LoopEvent[];
   readonly aborts: LoopAbortEvent[];
@@ -25,7 +29,7 @@ export async function traceloopPipeline(options: ToolLoopSpanProcessorOptions = 
   const aborts: LoopAbortEvent[] = [];
   const exporter = new InMemorySpanExporter();
   const processor = await createGuard(events, aborts, options);
-  initialize({ ...OFFLINE, exporter, processor });
+  initialize({ ...OFFLINE, exporter: wrapExporter(exporter, processor), processor });
   const harness = { events, exported: () => exporter.getFinishedSpans() };
   return {
     events,
