@@ -7,6 +7,10 @@ export const DEFAULT_CRITICAL_THRESHOLD = 20;
 export const DEFAULT_GLOBAL_CIRCUIT_BREAKER_THRESHOLD = 30;
 export const DEFAULT_UNKNOWN_TOOL_THRESHOLD = 10;
 export const DEFAULT_POST_COMPACTION_WINDOW_SIZE = 3;
+/** OpenClaw's built-in values of its newer rules (no knobs upstream; knobs here). */
+export const DEFAULT_WAIT_CRITICAL_THRESHOLD = 10;
+export const DEFAULT_TYPED_ERROR_WARNING_THRESHOLD = 3;
+export const DEFAULT_TYPED_ERROR_CRITICAL_THRESHOLD = 5;
 
 /** The resolution of an absent `tools.loopDetection` block. */
 export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object.freeze({
@@ -17,6 +21,19 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
   criticalThreshold: DEFAULT_CRITICAL_THRESHOLD,
   globalCircuitBreakerThreshold: DEFAULT_GLOBAL_CIRCUIT_BREAKER_THRESHOLD,
   unknownToolThreshold: DEFAULT_UNKNOWN_TOOL_THRESHOLD,
-  detectors: Object.freeze({ genericRepeat: true, knownPollNoProgress: true, pingPong: true }),
+  waitCriticalThreshold: DEFAULT_WAIT_CRITICAL_THRESHOLD,
+  typedErrorWarningThreshold: DEFAULT_TYPED_ERROR_WARNING_THRESHOLD,
+  typedErrorCriticalThreshold: DEFAULT_TYPED_ERROR_CRITICAL_THRESHOLD,
+  detectors: Object.freeze({
+    genericRepeat: true,
+    knownPollNoProgress: true,
+    pingPong: true,
+    vetoesExtendStreak: true,
+    batchAdmission: true,
+    execFailureIdentity: true,
+    typedErrorRepeat: true,
+    argumentChurn: true,
+    waitPoll: true,
+  }),
   postCompactionGuard: Object.freeze({ enabled: true, windowSize: DEFAULT_POST_COMPACTION_WINDOW_SIZE }),
 });

@@ -83,23 +83,32 @@ export function resolveLoopDetectionConfig(
     logger.warn(`${prefix}.${key}: ${value} leaves no room for the thresholds above it; clamped to ${MAX_THRESHOLD}`);
     return MAX_THRESHOLD;
   };
+  /** A threshold that must stay above `floorKey`'s value: clamped to it + 1, with a warning. */
+  const above = (key: string, fallback: number, floorKey: string, floor: number) => {
+    const value = threshold(key, fallback);
+    if (value > floor) return value;
+    logger.warn(`${prefix}.${key}: ${value} is not above ${floorKey} ${floor}; clamped to ${floor + 1}`);
+    return floor + 1;
+  };
   const warningThreshold = threshold('warningThreshold', D.warningThreshold);
-  let criticalThreshold = threshold('criticalThreshold', D.criticalThreshold);
-  if (criticalThreshold <= warningThreshold) {
-    logger.warn(
-      `${prefix}.criticalThreshold: ${criticalThreshold} is not above warningThreshold ${warningThreshold}; clamped to ${warningThreshold + 1}`,
-    );
-    criticalThreshold = warningThreshold + 1;
-  }
-  let globalCircuitBreakerThreshold = threshold('globalCircuitBreakerThreshold', D.globalCircuitBreakerThreshold);
-  if (globalCircuitBreakerThreshold <= criticalThreshold) {
-    logger.warn(
-      `${prefix}.globalCircuitBreakerThreshold: ${globalCircuitBreakerThreshold} is not above criticalThreshold ${criticalThreshold}; clamped to ${criticalThreshold + 1}`,
-    );
-    globalCircuitBreakerThreshold = criticalThreshold + 1;
-  }
+  const criticalThreshold = above('criticalThreshold', D.criticalThreshold, 'warningThreshold', warningThreshold);
+  const globalCircuitBreakerThreshold = above(
+    'globalCircuitBreakerThreshold',
+    D.globalCircuitBreakerThreshold,
+    'criticalThreshold',
+    criticalThreshold,
+  );
+  const typedErrorWarningThreshold = threshold('typedErrorWarningThreshold', D.typedErrorWarningThreshold);
+  const typedErrorCriticalThreshold = above(
+    'typedErrorCriticalThreshold',
+    D.typedErrorCriticalThreshold,
+    'typedErrorWarningThreshold',
+    typedErrorWarningThreshold,
+  );
 
   const detectors = section('detectors');
+  const toggle = (key: keyof ResolvedLoopDetectionConfig['detectors']) =>
+    flag(detectors, key, D.detectors[key], `${prefix}.detectors.${key}`);
   const guard = section('postCompactionGuard');
   return {
     enabled: enabled === true,
@@ -109,10 +118,19 @@ export function resolveLoopDetectionConfig(
     criticalThreshold,
     globalCircuitBreakerThreshold,
     unknownToolThreshold: integer('unknownToolThreshold', D.unknownToolThreshold),
+    waitCriticalThreshold: integer('waitCriticalThreshold', D.waitCriticalThreshold),
+    typedErrorWarningThreshold,
+    typedErrorCriticalThreshold,
     detectors: {
-      genericRepeat: flag(detectors, 'genericRepeat', true, `${prefix}.detectors.genericRepeat`),
-      knownPollNoProgress: flag(detectors, 'knownPollNoProgress', true, `${prefix}.detectors.knownPollNoProgress`),
-      pingPong: flag(detectors, 'pingPong', true, `${prefix}.detectors.pingPong`),
+      genericRepeat: toggle('genericRepeat'),
+      knownPollNoProgress: toggle('knownPollNoProgress'),
+      pingPong: toggle('pingPong'),
+      vetoesExtendStreak: toggle('vetoesExtendStreak'),
+      batchAdmission: toggle('batchAdmission'),
+      execFailureIdentity: toggle('execFailureIdentity'),
+      typedErrorRepeat: toggle('typedErrorRepeat'),
+      argumentChurn: toggle('argumentChurn'),
+      waitPoll: toggle('waitPoll'),
     },
     postCompactionGuard: {
       enabled: enabled !== false,

@@ -8,6 +8,22 @@ export interface LoopDetectorToggles {
   knownPollNoProgress?: boolean;
   /** Gates `ping_pong`. Default `true`. */
   pingPong?: boolean;
+  /**
+   * Blocked calls are recorded as loop vetoes that extend the no-progress streak once an older
+   * outcome anchors them, so a loop that goes on reaches the circuit breaker (OpenClaw #127701).
+   * `false`: blocked calls are not recorded (the older behaviour: the count stays at the critical). Default `true`.
+   */
+  vetoesExtendStreak?: boolean;
+  /** Calls still in flight count as no-progress vetoes for the calls judged after them (OpenClaw's whole-batch admission). Default `true`. */
+  batchAdmission?: boolean;
+  /** `exec` terminal failures with one failure identity form a streak across changing arguments. Default `true`. */
+  execFailureIdentity?: boolean;
+  /** Gates `typed_error_repeat`: failures stamped with one `typed_code`, counted across arguments. Default `true`. */
+  typedErrorRepeat?: boolean;
+  /** Gates `argument_churn` (stable argument churn, same-target write churn; warnings only). Default `true`. */
+  argumentChurn?: boolean;
+  /** `wait` is a known poll, critical at `waitCriticalThreshold`. Default `true`. */
+  waitPoll?: boolean;
 }
 
 /** Post-compaction guard settings (`tools.loopDetection.postCompactionGuard`). */
@@ -36,6 +52,12 @@ export interface LoopDetectionConfig {
   globalCircuitBreakerThreshold?: number;
   /** Unknown-tool retry threshold U (not clamped). Default `10`. */
   unknownToolThreshold?: number;
+  /** Critical threshold of `wait` polls (not clamped). Default `10`. */
+  waitCriticalThreshold?: number;
+  /** Typed-error identity warning threshold. Default `3`. */
+  typedErrorWarningThreshold?: number;
+  /** Typed-error identity critical threshold; clamped to the warning + 1 when not above it. Default `5`. */
+  typedErrorCriticalThreshold?: number;
   /** Detector toggles. */
   detectors?: LoopDetectorToggles;
   /** Post-compaction guard settings. */

@@ -20,7 +20,20 @@ const LOOP_DETECTION_SHAPE: Shape = {
   criticalThreshold: 'positiveInteger',
   globalCircuitBreakerThreshold: 'positiveInteger',
   unknownToolThreshold: 'positiveInteger',
-  detectors: { genericRepeat: 'boolean', knownPollNoProgress: 'boolean', pingPong: 'boolean' },
+  waitCriticalThreshold: 'positiveInteger',
+  typedErrorWarningThreshold: 'positiveInteger',
+  typedErrorCriticalThreshold: 'positiveInteger',
+  detectors: {
+    genericRepeat: 'boolean',
+    knownPollNoProgress: 'boolean',
+    pingPong: 'boolean',
+    vetoesExtendStreak: 'boolean',
+    batchAdmission: 'boolean',
+    execFailureIdentity: 'boolean',
+    typedErrorRepeat: 'boolean',
+    argumentChurn: 'boolean',
+    waitPoll: 'boolean',
+  },
   postCompactionGuard: { windowSize: 'positiveInteger' },
 };
 

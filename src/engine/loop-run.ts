@@ -1,10 +1,10 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import type { ResolvedLoopDetectionConfig } from './config.js';
 import { detectToolCallLoop } from './detectors/detect.js';
-import type { OutcomeHash } from './hashing/outcome-hash.js';
+import type { InFlightCall } from './history/queries.js';
 import { normalizeRunId, ToolCallHistory } from './history/tool-call-history.js';
-import { PostCompactionGuard, type GuardVerdict } from './post-compaction-guard.js';
-import type { LoopCheck, ToolCallRecord, ToolCallSignature } from './types.js';
+import { PostCompactionGuard, PRE_COMPACTION_BASELINE, type GuardVerdict } from './post-compaction-guard.js';
+import type { LoopCheck, OutcomeHash, ToolCallRecord, ToolCallSignature } from './types.js';
 import { WarningSuppression } from './warning-suppression.js';
 
 /** A guard verdict that aborts the run. */
@@ -18,7 +18,7 @@ export interface LoopRunOptions {
   readonly runId?: string;
   /** Receives OpenClaw's log lines (detections, blocks, guard). Default: silent. */
   readonly logger?: EngineLogger;
-  /** Clock of the records' timestamps. Default `Date.now`. */
+  /** Clock of the records' timestamps and of the argument-churn clock. Default `Date.now`. */
   readonly now?: () => number;
   /**
    * The window the run records into. Default: one of its own. Several runs may share one, as
@@ -28,13 +28,14 @@ export interface LoopRunOptions {
 }
 
 const NOTHING: LoopCheck = Object.freeze({ emit: false, blocked: false });
+const VETO: OutcomeHash = Object.freeze({ outcomeKind: 'tool-loop-veto' });
 
 /**
  * One run's detection state — its tool-call history, warning suppression and post-compaction
- * guard — driven in OpenClaw's order: judge a call before it runs and record it unless
- * blocked; record its hashed outcome (never a blocked call's) and let the guard observe it;
- * arm the guard on a compaction-retry. The run id and the config are bound at construction.
- * The span guard drives one per live run, for the processor and the offline analyzer alike.
+ * guard — driven in OpenClaw's order: judge a call before it runs and record it (a blocked
+ * call as a loop veto); record its hashed outcome and let the guard observe it; arm the guard
+ * on a compaction-retry. The run id and the config are bound at construction. The span guard
+ * drives one per live run, for the processor and the offline analyzer alike.
  */
 export class LoopRun {
   readonly history: ToolCallHistory;
@@ -42,24 +43,40 @@ export class LoopRun {
   /** The normalised run id (`undefined` = unscoped). */
   readonly runId: string | undefined;
   private readonly logger: EngineLogger;
+  private readonly now: () => number;
   /** Created with the first warning verdict: most runs never have one. */
   private suppression: WarningSuppression | undefined = undefined;
   /** Created when the run is first armed: an unarmed guard observes nothing. */
   private guard: PostCompactionGuard | undefined = undefined;
+  /**
+   * Calls judged before they ran since the last call finished — the earlier members of the batch
+   * being admitted — oldest first. Created with the first one.
+   */
+  private inFlight: InFlightCall[] | undefined = undefined;
+  /** When the current stretch of argument churn began (the run's clock), while it lasts. */
+  private churnSince: number | undefined = undefined;
 
   constructor(options: LoopRunOptions) {
     this.config = options.config;
     this.runId = normalizeRunId(options.runId);
     this.logger = options.logger ?? silentLogger;
-    this.history = options.history ?? new ToolCallHistory({ now: options.now });
+    this.now = options.now ?? Date.now;
+    this.history = options.history ?? new ToolCallHistory({ now: this.now });
   }
 
   /**
    * Detects a loop for the call about to run (before it is recorded), writes the detector's
-   * and OpenClaw's hook log lines, and applies warning suppression. Records nothing.
+   * and OpenClaw's hook log lines, and applies warning suppression. Records nothing. Calls
+   * still in flight count as no-progress vetoes (OpenClaw's whole-batch admission: a later
+   * sibling must assume an earlier one makes no progress), unless `detectors.batchAdmission` is off.
    */
   check(call: ToolCallSignature): LoopCheck {
-    const finding = detectToolCallLoop(this.history.scopedView(this.runId), call, this.config);
+    const projected = this.config.detectors.batchAdmission ? this.inFlight : undefined;
+    const view = this.history.scopedView(this.runId, projected);
+    const finding = detectToolCallLoop(view, call, this.config);
+    const churning = finding?.verdict.detector === 'argument_churn';
+    if (!churning) this.churnSince = undefined;
+    else this.churnSince ??= this.now();
     if (!finding) return NOTHING;
     const { verdict, log } = finding;
     if (log) this.logger[log.level](log.message);
@@ -70,17 +87,27 @@ export class LoopRun {
     this.suppression ??= new WarningSuppression();
     const emit = this.suppression.shouldEmit(verdict, this.config.warningThreshold);
     if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
-    return { verdict, emit, blocked: false };
+    return churning
+      ? { verdict, emit, blocked: false, churnActiveSince: this.churnSince }
+      : { verdict, emit, blocked: false };
   }
 
   /**
-   * Checks a call and records it unless the verdict blocks it. A call judged only after it
-   * ran (`alreadyRan`: arguments known only at its end) cannot be vetoed: it is recorded
-   * whatever the verdict, so that its outcome counts (it is detected and reported, not blocked).
+   * Checks a call and records it. A blocked call does not run: it is recorded as a loop veto,
+   * which extends the no-progress streak once an older outcome anchors it, so a loop that goes
+   * on reaches the circuit breaker (OpenClaw #127701; not recorded at all with
+   * `detectors.vetoesExtendStreak` off). A call judged only after it ran (`alreadyRan`:
+   * arguments known only at its end) cannot be vetoed: it is recorded as a call whatever the
+   * verdict, so that its outcome counts (it is detected and reported, not blocked).
    */
   judge(call: ToolCallSignature, toolCallId?: string, alreadyRan = false): LoopCheck {
     const check = this.check(call);
-    if (!check.blocked || alreadyRan) this.recordCall(call, toolCallId);
+    if (check.blocked && !alreadyRan) {
+      if (this.config.detectors.vetoesExtendStreak) this.recordVeto(call, toolCallId);
+      return check;
+    }
+    this.recordCall(call, toolCallId);
+    if (!alreadyRan && this.config.trackHistory) this.enterFlight(call);
     return check;
   }
 
@@ -93,16 +120,31 @@ export class LoopRun {
       this.history.appendCall(call.toolName, call.argsHash, toolCallId, this.runId, this.config.historySize);
   }
 
-  /** Attaches a hashed outcome to its pending record (or appends one); returns that record (none when history is off). */
+  /** Records a call that loop detection blocked: a record with the veto outcome, no hash. */
+  recordVeto(call: ToolCallSignature, toolCallId?: string): void {
+    if (this.config.trackHistory)
+      this.history.appendOutcome(call.toolName, call.argsHash, toolCallId, this.runId, VETO, this.config.historySize);
+  }
+
+  /**
+   * Attaches an outcome (a result hash, or a full {@link OutcomeHash}) to its pending record
+   * (or appends one); returns that record (none when history is off).
+   */
   recordOutcome(
     call: ToolCallSignature,
     toolCallId: string | undefined,
-    resultHash: string,
+    outcome: string | OutcomeHash,
     unknownToolName?: string,
   ): ToolCallRecord | undefined {
     if (!this.config.trackHistory) return undefined;
+    const hashed: OutcomeHash =
+      typeof outcome === 'string'
+        ? unknownToolName === undefined
+          ? { resultHash: outcome }
+          : { resultHash: outcome, unknownToolName }
+        : outcome;
     return this.history.recordOutcome(
-      { toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: this.runId, resultHash, unknownToolName },
+      { ...hashed, toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: this.runId },
       this.config.historySize,
     );
   }
@@ -110,30 +152,53 @@ export class LoopRun {
   /**
    * Records the outcome of a call that ran and lets the guard observe it. Returns the guard's
    * abort verdict when this outcome completes a window of identical triples. A call without
-   * an outcome hash (undefined result, the loop's own veto) is neither recorded nor observed.
+   * an outcome hash (an undefined result) is not recorded; a loop veto reported as an outcome
+   * (a blocked result) is recorded as one; neither is observed by the guard.
    */
   complete(call: ToolCallSignature, toolCallId: string | undefined, outcome: OutcomeHash): GuardAbort | undefined {
+    this.leaveFlight();
     const { resultHash } = outcome;
-    if (resultHash === undefined) return undefined;
+    const veto = outcome.outcomeKind === 'tool-loop-veto';
+    if (resultHash === undefined && !(veto && this.config.detectors.vetoesExtendStreak)) return undefined;
     if (this.config.trackHistory) {
       this.history.attachOutcome(
         call.toolName,
         call.argsHash,
         toolCallId,
         this.runId,
-        resultHash,
-        outcome.unknownToolName,
+        outcome,
         this.config.historySize,
       );
     }
+    if (resultHash === undefined) return undefined;
     const verdict = this.guard?.observe(call, resultHash);
     return verdict?.shouldAbort ? verdict : undefined;
   }
 
-  /** (Re-)arms the post-compaction guard; returns it so callers can tell whether it is enabled. */
+  /**
+   * (Re-)arms the post-compaction guard; returns it so callers can tell whether it is enabled.
+   * The guard's pre-compaction baseline is the run's newest hashed outcomes (at most 16).
+   */
   arm(): PostCompactionGuard {
     this.guard ??= new PostCompactionGuard({ ...this.config.postCompactionGuard, logger: this.logger });
-    this.guard.arm();
+    this.guard.arm(this.history.scopedView(this.runId).recentSignatures(PRE_COMPACTION_BASELINE));
     return this.guard;
+  }
+
+  private enterFlight(call: ToolCallSignature): void {
+    if (!this.config.detectors.batchAdmission) return;
+    this.inFlight ??= [];
+    this.inFlight.push({ toolName: call.toolName, argsHash: call.argsHash });
+    // A span that never ends leaves its call here: keep no more than the window could show.
+    if (this.inFlight.length > this.config.historySize) this.inFlight.shift();
+  }
+
+  /**
+   * A call finished: the batch it was admitted with has been admitted (the agent runs a batch
+   * after admitting it), so no sibling is projected any more. This also forgets calls whose
+   * span never ends.
+   */
+  private leaveFlight(): void {
+    if (this.inFlight && this.inFlight.length > 0) this.inFlight.length = 0;
   }
 }

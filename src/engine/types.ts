@@ -3,7 +3,42 @@ export type LoopLevel = 'warning' | 'critical';
 
 /** The rolling-history detectors (OpenClaw names). */
 export type LoopDetectorName =
-  'generic_repeat' | 'known_poll_no_progress' | 'ping_pong' | 'unknown_tool_repeat' | 'global_circuit_breaker';
+  | 'generic_repeat'
+  | 'known_poll_no_progress'
+  | 'ping_pong'
+  | 'unknown_tool_repeat'
+  | 'global_circuit_breaker'
+  | 'argument_churn'
+  | 'typed_error_repeat';
+
+/**
+ * What kind of outcome a record holds, beyond its hash (OpenClaw's `outcomeKind`):
+ * - `tool-loop-veto`: the call was blocked by loop detection (no hash; extends the streak once anchored);
+ * - `terminal-exec-failure`: an `exec` that ended with a real nonzero exit and real output;
+ * - `argument-validation`: the call failed schema validation and never reached the tool;
+ * - `write-mutation`: a `write` that changed its target.
+ */
+export type OutcomeKind = 'tool-loop-veto' | 'terminal-exec-failure' | 'argument-validation' | 'write-mutation';
+
+/**
+ * An outcome's identity for the history: its hash and the facts the newer detectors read.
+ * An empty object means "record nothing" (an `undefined` result).
+ */
+export interface OutcomeHash {
+  /** The outcome digest; absent for a loop veto. */
+  resultHash?: string;
+  /** The unavailable tool an error names. */
+  unknownToolName?: string;
+  outcomeKind?: OutcomeKind;
+  /** For terminal `exec` failures: the digest of the failure with its volatile text masked. */
+  failureIdentityHash?: string;
+  /** A no-progress outcome that is not an error (a `write` that changed nothing). Errors are no-progress by their hash. */
+  noProgress?: true;
+  /** For `write-mutation`: the digest of the written target. */
+  mutationTargetHash?: string;
+  /** A stamped `typed_code`: `<family>:<CODE>` (the family is the tool, or `tool_call:<inner id>`). */
+  typedError?: string;
+}
 
 /** A tool call as the engine sees it: everything the detectors and the history need to know about it. */
 export interface ToolCallSignature {
@@ -11,8 +46,12 @@ export interface ToolCallSignature {
   readonly toolName: string;
   /** `<toolName>:<digest of normalised params>`. */
   readonly argsHash: string;
-  /** OpenClaw's known polls: `command_status`, or `process` with action `poll` / `log`. */
+  /** OpenClaw's known polls: `command_status`, `process` with action `poll` / `log`, and `wait`. */
   readonly knownPoll: boolean;
+  /** For a `write` with a path: the digest of its target, for same-target write churn. */
+  readonly mutationTargetHash?: string;
+  /** For the meta-tool `tool_call`: its typed-error family `tool_call:<inner id>` (other tools: their name). */
+  readonly failureFamily?: string;
 }
 
 /** One entry of a run's tool-call history, as OpenClaw's history records it (absent fields omitted). */
@@ -23,6 +62,11 @@ export interface ToolCallRecord {
   readonly runId?: string;
   readonly resultHash?: string;
   readonly unknownToolName?: string;
+  readonly outcomeKind?: OutcomeKind;
+  readonly failureIdentityHash?: string;
+  readonly noProgress?: true;
+  readonly mutationTargetHash?: string;
+  readonly typedError?: string;
   readonly timestamp: number;
 }
 
@@ -40,6 +84,8 @@ export interface LoopVerdict {
   readonly pairedToolName?: string;
   /** For `ping_pong`: the args hash of the newest record in the alternation. */
   readonly pairedSignature?: string;
+  /** `argument_churn` (and warnings issued while churn is active): the run shows activity without progress. */
+  readonly livenessSignal?: 'argument_churn';
 }
 
 /** The answer to "may this call run?" */
@@ -48,6 +94,11 @@ export interface LoopCheck {
   readonly verdict?: LoopVerdict;
   /** Whether the verdict is to be surfaced: every critical, and warnings that pass suppression. */
   readonly emit: boolean;
-  /** True for a critical verdict: the call must not run and is not recorded (unless it had already run, see `LoopRun.judge`). */
+  /** True for a critical verdict: the call must not run; it is recorded as a veto (unless it had already run, see `LoopRun.judge`). */
   readonly blocked: boolean;
+  /**
+   * While argument churn is active in the run: when it became active (the run's clock, ms).
+   * Ordinary tool activity does not reset it; a novel argument or a different result does.
+   */
+  readonly churnActiveSince?: number;
 }

@@ -83,12 +83,12 @@ describe('analyze: trajectories', () => {
       firstBlock: { call: 4, step: 4 },
     });
     // Calls 1–3 ran with the same error outcome; call 4 sees a streak of 3 and is blocked.
-    // A blocked call is not recorded, so calls 5 and 6 are blocked too; call 7 differs.
+    // A blocked call is recorded as a loop veto, so calls 5 and 6 are blocked one count higher; call 7 differs.
     expect(run.events.map((e) => [e.call, e.action, e.detector, e.count])).toEqual([
       [3, 'warn', 'generic_repeat', 2],
       [4, 'block', 'generic_repeat', 3],
-      [5, 'block', 'generic_repeat', 3],
-      [6, 'block', 'generic_repeat', 3],
+      [5, 'block', 'generic_repeat', 4],
+      [6, 'block', 'generic_repeat', 5],
     ]);
     expect(run.events[1]).toMatchObject({
       phase: 'start',

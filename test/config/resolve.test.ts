@@ -24,6 +24,19 @@ const NUMERIC_KEYS = [
   'globalCircuitBreakerThreshold',
   'unknownToolThreshold',
 ] as const;
+/** The toggles of OpenClaw's newer rules, each on by default. */
+const NEWER_RULES_ON = {
+  vetoesExtendStreak: true,
+  batchAdmission: true,
+  execFailureIdentity: true,
+  typedErrorRepeat: true,
+  argumentChurn: true,
+  waitPoll: true,
+};
+const ALL_DETECTORS_ON = { genericRepeat: true, knownPollNoProgress: true, pingPong: true, ...NEWER_RULES_ON };
+/** The built-in values of OpenClaw's newer rules. */
+const NEWER_THRESHOLDS = { waitCriticalThreshold: 10, typedErrorWarningThreshold: 3, typedErrorCriticalThreshold: 5 };
+
 const DEFAULTS = {
   historySize: 30,
   warningThreshold: 10,
@@ -43,7 +56,8 @@ describe('resolveLoopDetectionConfig', () => {
       criticalThreshold: 20,
       globalCircuitBreakerThreshold: 30,
       unknownToolThreshold: 10,
-      detectors: { genericRepeat: true, knownPollNoProgress: true, pingPong: true },
+      ...NEWER_THRESHOLDS,
+      detectors: ALL_DETECTORS_ON,
       postCompactionGuard: { enabled: true, windowSize: 3 },
     });
     expect(config).toEqual(DEFAULT_LOOP_DETECTION_CONFIG);
@@ -76,7 +90,10 @@ describe('resolveLoopDetectionConfig', () => {
       criticalThreshold: 8,
       globalCircuitBreakerThreshold: 12,
       unknownToolThreshold: 4,
-      detectors: { genericRepeat: false, pingPong: false },
+      waitCriticalThreshold: 6,
+      typedErrorWarningThreshold: 2,
+      typedErrorCriticalThreshold: 4,
+      detectors: { genericRepeat: false, pingPong: false, vetoesExtendStreak: false, waitPoll: false },
       postCompactionGuard: { windowSize: 7 },
     });
     expect(warnings).toEqual([]);
@@ -88,7 +105,16 @@ describe('resolveLoopDetectionConfig', () => {
       criticalThreshold: 8,
       globalCircuitBreakerThreshold: 12,
       unknownToolThreshold: 4,
-      detectors: { genericRepeat: false, knownPollNoProgress: true, pingPong: false },
+      waitCriticalThreshold: 6,
+      typedErrorWarningThreshold: 2,
+      typedErrorCriticalThreshold: 4,
+      detectors: {
+        ...ALL_DETECTORS_ON,
+        genericRepeat: false,
+        pingPong: false,
+        vetoesExtendStreak: false,
+        waitPoll: false,
+      },
       postCompactionGuard: { enabled: true, windowSize: 7 },
     });
   });
@@ -171,7 +197,7 @@ describe('resolveLoopDetectionConfig', () => {
 
     it('detectors that is not an object → all detectors on, with a warning naming the key', () => {
       const { config, warnings } = resolve({ enabled: true, detectors: [false] });
-      expect(config.detectors).toEqual({ genericRepeat: true, knownPollNoProgress: true, pingPong: true });
+      expect(config.detectors).toEqual(ALL_DETECTORS_ON);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain('tools.loopDetection.detectors');
     });
@@ -199,6 +225,19 @@ describe('resolveLoopDetectionConfig', () => {
       expect(config).toMatchObject({ warningThreshold: 25, criticalThreshold: 26, globalCircuitBreakerThreshold: 30 });
     });
 
+    it('typedErrorCriticalThreshold ≤ typedErrorWarningThreshold → warning + 1', () => {
+      const { config, warnings } = resolve({ typedErrorWarningThreshold: 5, typedErrorCriticalThreshold: 5 });
+      expect(config).toMatchObject({ typedErrorWarningThreshold: 5, typedErrorCriticalThreshold: 6 });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('tools.loopDetection.typedErrorCriticalThreshold');
+    });
+
+    it('a newer rule toggle that is not a boolean falls back to on, naming the key', () => {
+      const { config, warnings } = resolve({ detectors: { vetoesExtendStreak: 'no' } });
+      expect(config.detectors.vetoesExtendStreak).toBe(true);
+      expect(warnings).toEqual([expect.stringContaining('tools.loopDetection.detectors.vetoesExtendStreak')]);
+    });
+
     it('unknownToolThreshold is not clamped against the others', () => {
       const { config, warnings } = resolve({ warningThreshold: 5, unknownToolThreshold: 1 });
       expect(config.unknownToolThreshold).toBe(1);
@@ -207,9 +246,9 @@ describe('resolveLoopDetectionConfig', () => {
   });
 
   it('unknown keys do not crash and are ignored', () => {
-    const { config } = resolve({ enabled: true, turnLimit: 3, detectors: { argumentChurn: true } });
+    const { config } = resolve({ enabled: true, turnLimit: 3, detectors: { someFutureDetector: true } });
     expect(config.enabled).toBe(true);
-    expect(config.detectors).toEqual({ genericRepeat: true, knownPollNoProgress: true, pingPong: true });
+    expect(config.detectors).toEqual(ALL_DETECTORS_ON);
     expect(Object.keys(config)).not.toContain('turnLimit');
   });
 

@@ -93,7 +93,11 @@ describe('validateToolLoopGuardConfig', () => {
       extra: 1,
       tools: {
         other: {},
-        loopDetection: { turnLimit: 3, detectors: { argumentChurn: true }, postCompactionGuard: { enabled: true } },
+        loopDetection: {
+          turnLimit: 3,
+          detectors: { someFutureDetector: true },
+          postCompactionGuard: { enabled: true },
+        },
       },
       agents: { defaults: {}, list: [{ id: 'a', name: 'A', tools: { exec: {}, loopDetection: { foo: 1 } } }] },
     });
@@ -103,7 +107,7 @@ describe('validateToolLoopGuardConfig', () => {
         'extra',
         'tools.other',
         'tools.loopDetection.turnLimit',
-        'tools.loopDetection.detectors.argumentChurn',
+        'tools.loopDetection.detectors.someFutureDetector',
         'tools.loopDetection.postCompactionGuard.enabled',
         'agents.defaults',
         'agents.list[0].name',

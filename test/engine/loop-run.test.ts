@@ -21,7 +21,7 @@ const ok = (result: unknown = 'same') =>
   hashToolOutcome(digester, { toolName: 'read', params: { path: '/a' }, result });
 
 describe('LoopRun', () => {
-  it('judge records a call unless it is blocked; a blocked call leaves the history as it was', () => {
+  it('judge records a call; a blocked call is recorded as a loop veto that extends the streak', () => {
     const run = new LoopRun({ config: W2C3 });
     const checks = [1, 2, 3, 4].map(() => {
       const check = run.judge(read(), undefined);
@@ -29,9 +29,30 @@ describe('LoopRun', () => {
       return check;
     });
     expect(checks.map((c) => c.verdict?.level ?? 'none')).toEqual(['none', 'none', 'warning', 'critical']);
+    expect(run.history.size).toBe(4);
+    expect(run.history.records().at(-1)).toMatchObject({ toolName: 'read', outcomeKind: 'tool-loop-veto' });
+    expect(run.history.records().at(-1)!.resultHash).toBeUndefined();
+    const next = run.judge(read());
+    expect(next.blocked).toBe(true);
+    // The veto is anchored by the three identical outcomes before it: 3 + 1.
+    expect(next.verdict).toMatchObject({ detector: 'generic_repeat', count: 4 });
+  });
+
+  it('vetoesExtendStreak off: a blocked call leaves the history as it was, the count stays put', () => {
+    const config = resolveLoopDetectionConfig({
+      enabled: true,
+      warningThreshold: 2,
+      criticalThreshold: 3,
+      detectors: { vetoesExtendStreak: false },
+    });
+    const run = new LoopRun({ config });
+    for (let i = 0; i < 3; i += 1) {
+      run.judge(read(), undefined);
+      run.complete(read(), undefined, ok());
+    }
+    expect(run.judge(read()).verdict).toMatchObject({ detector: 'generic_repeat', count: 3 });
     expect(run.history.size).toBe(3);
-    expect(run.judge(read()).blocked).toBe(true);
-    expect(run.history.size).toBe(3);
+    expect(run.judge(read()).verdict).toMatchObject({ detector: 'generic_repeat', count: 3 });
   });
 
   it('a call judged after it ran (alreadyRan) is recorded whatever the verdict', () => {

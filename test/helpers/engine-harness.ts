@@ -14,7 +14,6 @@
  * index `i` (0-based), so "read{/file<i>.txt}" is `(i) => ({ path: `/file${i}.txt` })`.
  */
 import {
-  blockedToolResult,
   createDigester,
   describeToolCall,
   detectToolCallLoop,
@@ -25,6 +24,7 @@ import {
   type EngineLogger,
   type LoopCheck,
   type LoopVerdict,
+  type OutcomeHash,
   type ToolCallRecord,
   type ToolCallSignature,
 } from '../../src/engine-entry.js';
@@ -163,7 +163,7 @@ export class EngineHarness {
   }
 
   /** The outcome hash of a result or an error. */
-  outcomeHash(tool: string, params: unknown, outcome: Outcome): { resultHash?: string; unknownToolName?: string } {
+  outcomeHash(tool: string, params: unknown, outcome: Outcome): OutcomeHash {
     return 'error' in outcome
       ? hashToolOutcome(this.digester, { toolName: tool, params, error: outcome.error, isError: true })
       : hashToolOutcome(this.digester, { toolName: tool, params, result: outcome.result });
@@ -187,19 +187,14 @@ export class EngineHarness {
   }
 
   /**
-   * Records an outcome for a call: projects it, and when it yields a hash
+   * Records an outcome for a call: projects it, and when it yields a hash (or a loop veto)
    * attaches it to the matching pending record (or appends one). Returns the record that
-   * holds the outcome, or `undefined` when the projection gave no hash.
+   * holds the outcome, or `undefined` when the projection gave nothing to record.
    */
   outcome(tool: string, params: unknown, outcome: Outcome, options: CallOptions = {}): ToolCallRecord | undefined {
-    const { resultHash, unknownToolName } = this.outcomeHash(tool, params, outcome);
-    if (resultHash === undefined) return undefined;
-    return this.runOf(options.runId).recordOutcome(
-      this.sig(tool, params),
-      options.toolCallId,
-      resultHash,
-      unknownToolName,
-    );
+    const hashed = this.outcomeHash(tool, params, outcome);
+    if (hashed.resultHash === undefined && hashed.outcomeKind === undefined) return undefined;
+    return this.runOf(options.runId).recordOutcome(this.sig(tool, params), options.toolCallId, hashed);
   }
 
   /** One completed call: a pre-call record, then its outcome matched by toolCallId. */
@@ -241,17 +236,16 @@ export class EngineHarness {
   }
 
   /**
-   * OpenClaw's before-tool-call flow for one call: check; unless blocked, record the
-   * call and then its outcome; when blocked, record the loop's own veto outcome (which
-   * carries no hash). Returns the check.
+   * OpenClaw's before-tool-call flow for one call, through the run's `judge` and `complete`:
+   * check; unless blocked, record the call and then its outcome; a blocked call is recorded as
+   * the loop's own veto (with `detectors.vetoesExtendStreak`). Returns the check.
    */
   run(tool: string, params: unknown, outcome: Outcome, options: Omit<CallOptions, 'toolCallId'> = {}): LoopCheck {
-    const checked = this.check(tool, params, options);
-    if (checked.blocked) {
-      this.outcome(tool, params, { result: blockedToolResult(checked.verdict!.message) }, options);
-      return checked;
-    }
-    this.complete(tool, params, outcome, options);
+    const run = this.runOf(options.runId);
+    const sig = this.sig(tool, params);
+    const toolCallId = `call-${this.nextCallId++}`;
+    const checked = run.judge(sig, toolCallId);
+    if (!checked.blocked) run.complete(sig, toolCallId, this.outcomeHash(tool, params, outcome));
     return checked;
   }
 

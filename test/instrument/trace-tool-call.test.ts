@@ -12,8 +12,9 @@ afterEach(() => {
   resetOtelGlobals();
 });
 
-const GENERIC_CRITICAL_20 =
-  'CRITICAL: Called read with identical arguments and identical outcomes 20 times. Session execution blocked to prevent runaway loops.';
+const genericCritical = (count: number) =>
+  `CRITICAL: Called read with identical arguments and identical outcomes ${count} times. Session execution blocked to prevent runaway loops.`;
+const GENERIC_CRITICAL_20 = genericCritical(20);
 
 async function harness(config: object = C0): Promise<OtelHarness> {
   return createOtelHarness({ config, contextManager: true });
@@ -31,12 +32,14 @@ describe('traceToolCall blocks before execution', () => {
     });
     expect(execute).toHaveBeenCalledTimes(20);
     for (const result of results.slice(0, 20)) expect(result).toEqual(R('same output', { ok: true }));
-    for (const result of results.slice(20)) {
+    // Each blocked call is recorded as a loop veto, so the count goes on: 20, 21, … 24.
+    results.slice(20).forEach((result, i) => {
+      const text = genericCritical(20 + i);
       expect(result).toEqual({
-        content: [{ type: 'text', text: GENERIC_CRITICAL_20 }],
-        details: { status: 'blocked', deniedReason: 'tool-loop', reason: GENERIC_CRITICAL_20 },
+        content: [{ type: 'text', text }],
+        details: { status: 'blocked', deniedReason: 'tool-loop', reason: text },
       });
-    }
+    });
     const blockedSpans = h.events(sc.EVENT_TOOL_LOOP_BLOCKED).map(({ span }) => span);
     expect(blockedSpans).toHaveLength(5);
     for (const span of blockedSpans) expect(span.attributes[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('critical');

@@ -34,7 +34,7 @@ describe('with NodeTracerProvider (the README setup)', () => {
     expect(executed).toBe(5);
     expect(results.at(-1)).toEqual(
       blockedToolResult(
-        'CRITICAL: Called read with identical arguments and identical outcomes 5 times. Session execution blocked to prevent runaway loops.',
+        'CRITICAL: Called read with identical arguments and identical outcomes 6 times. Session execution blocked to prevent runaway loops.',
       ),
     );
     const names = exporter.getFinishedSpans().flatMap((span) => span.events.map((event) => event.name));

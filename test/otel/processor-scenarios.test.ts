@@ -280,7 +280,7 @@ describe('OpenClaw loop-detection scenarios on raw tool spans', () => {
     ]);
   });
 
-  it("scenario 47: a block is sticky — the blocked span's own outcome (veto result, or even a fresh result) is never recorded", async () => {
+  it("scenario 47: a block is sticky — the blocked span's own outcome (veto result, or even a fresh result) is never recorded; its veto extends the streak", async () => {
     const h = await createOtelHarness({ config: C0 });
     const payload = (i: number) => ({ ok: true, messageId: `om_${i}` });
     const send = { tool: 'message', args: { action: 'send', target: 'chat', text: 'ping' } };
@@ -292,9 +292,9 @@ describe('OpenClaw loop-detection scenarios on raw tool spans', () => {
     const fourth = one(h, send, { result: R('sent', payload(99)) });
     expect(summary([first, second, third, fourth])).toEqual([
       `0:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
-      `1:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
-      `2:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
-      `3:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:20`,
+      `1:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:21`,
+      `2:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:22`,
+      `3:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:23`,
     ]);
     expect(h.loopEvents.filter((event) => event.level === 'critical')).toHaveLength(4);
   });
@@ -424,11 +424,11 @@ describe('OpenClaw loop-detection scenarios on raw tool spans', () => {
     const before = calls(h, 4, read, SAME_OUTPUT); // the 4th is blocked
     expect(loopEventsOf(before[3]).map((event) => event.name)).toEqual([sc.EVENT_TOOL_LOOP_BLOCKED]);
     compactionRetrySpan(h.tracer, root);
-    const vetoed = calls(h, 2, read, SAME_OUTPUT); // still blocked: vetoes, not observations
+    const vetoed = calls(h, 2, read, SAME_OUTPUT); // still blocked (each veto adds one): vetoes, not observations
     const gateway = calls(h, 3, { tool: 'gateway', args: { q: 1 }, parent: root }, { result: R('r1') });
     expect(summary(vetoed)).toEqual([
-      `0:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`,
-      `1:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:3`,
+      `0:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:4`,
+      `1:${sc.EVENT_TOOL_LOOP_BLOCKED}:generic_repeat:5`,
     ]);
     // (W is 2 here, so the third gateway call also draws a generic warning at start.)
     expect(summary(gateway)).toEqual([

@@ -103,7 +103,7 @@ describe('callbacks that throw', () => {
     expect(h.loopEvents.map((event) => `${event.level}:${event.count}`)).toEqual([
       'warning:1',
       'critical:2',
-      'critical:2',
+      'critical:3',
     ]);
     expect(diagLog.at('error').filter((line) => line.includes('a bare string'))).toHaveLength(3);
   });

@@ -198,7 +198,7 @@ describe('user callbacks', () => {
     expect(harness.loopEvents.map((e) => `${e.level}:${e.detector}:${e.count}`)).toEqual([
       'warning:generic_repeat:2',
       'critical:generic_repeat:3',
-      'critical:generic_repeat:3',
+      'critical:generic_repeat:4',
       'warning:generic_repeat:2',
     ]);
     expect(signal.aborted).toBe(true);

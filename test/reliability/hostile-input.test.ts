@@ -98,7 +98,7 @@ describe('hostile and broken input', () => {
     expect(levels).toEqual([undefined, undefined, 'warning', 'critical', 'critical']);
     expect(harness.loopEvents.filter((e) => e.level === 'critical').map((e) => [e.detector, e.count])).toEqual([
       ['generic_repeat', 3],
-      ['generic_repeat', 3],
+      ['generic_repeat', 4],
     ]);
     // A different 10 MB payload (last character changed) is a different call.
     const other = repeat(harness, 'big-run', 1, 'read', JSON.stringify({ blob: big.slice(0, -1) + 'B' }), big);

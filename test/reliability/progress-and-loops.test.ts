@@ -182,7 +182,12 @@ describe('progress is never blocked', () => {
             { minLength: 1, maxLength: 150, size: 'large' },
           ),
           async (loopDetection, steps) => {
-            const h = await setup(loopDetection);
+            // OpenClaw's batch admission treats identical siblings admitted together as no progress
+            // whatever they return; this property is about outcomes, so it is off here.
+            const h = await setup({
+              ...loopDetection,
+              detectors: { ...(loopDetection.detectors as object), batchAdmission: false },
+            });
             const root = h.tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'parallel' } });
             const ctx = trace.setSpan(ROOT_CONTEXT, root);
             const open: Span[] = [];
@@ -247,10 +252,22 @@ describe('loops are always caught', () => {
           }),
           fc.array(fc.array(spanOp, { maxLength: 6 }), { minLength: 40, maxLength: 40 }),
           async (scenario, knobs, noise) => {
+            // Blocked calls are not recorded here (vetoesExtendStreak off), so every critical
+            // comes at exactly the threshold; vetoes that extend the streak have their own tests.
             const detectors =
               scenario === 'breaker'
-                ? { genericRepeat: false, knownPollNoProgress: false, pingPong: knobs.pingPong }
-                : { genericRepeat: true, knownPollNoProgress: true, pingPong: knobs.pingPong };
+                ? {
+                    genericRepeat: false,
+                    knownPollNoProgress: false,
+                    pingPong: knobs.pingPong,
+                    vetoesExtendStreak: false,
+                  }
+                : {
+                    genericRepeat: true,
+                    knownPollNoProgress: true,
+                    pingPong: knobs.pingPong,
+                    vetoesExtendStreak: false,
+                  };
             const block = {
               enabled: true,
               warningThreshold: knobs.w,

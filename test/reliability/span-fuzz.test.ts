@@ -45,7 +45,7 @@ beforeAll(() => {
     ...args: Parameters<ToolCallHistory['attachOutcome']>
   ) {
     original.attachOutcome.apply(this, args);
-    const historySize = args[6];
+    const historySize = args[5];
     if (this.size > historySize) historyViolations.push(`recordOutcome: ${this.size} > ${historySize}`);
   };
 });

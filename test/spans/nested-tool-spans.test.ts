@@ -32,7 +32,13 @@ async function loop(
   return { levels, executions };
 }
 
-const once = ['warning:generic_repeat', ...Array.from({ length: CALLS - 4 }, () => 'critical:generic_repeat')];
+// Each blocked call is a loop veto that extends the streak: critical at 4 and 5, the breaker (6) after.
+const once = [
+  'warning:generic_repeat',
+  'critical:generic_repeat',
+  'critical:generic_repeat',
+  ...Array.from({ length: CALLS - 6 }, () => 'critical:global_circuit_breaker'),
+];
 
 describe('nested tool spans are one call', () => {
   it('inside a GenAI span judged at start (ai@7): the outer verdict is the call’s, the inner span blocks', async () => {

@@ -69,7 +69,7 @@ describe('SpanGuard', () => {
     expect(guard.liveRuns).toBe(0); // a run's state is created by its first tool call or compaction retry
   });
 
-  it('judges at start, records outcomes at end, and vetoes a blocked call (its outcome is never recorded)', () => {
+  it('judges at start, records outcomes at end, and vetoes a blocked call (recorded as a veto, its outcome never)', () => {
     const { guard } = guardWith(W2C3);
     const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-1' });
     guard.start(root, root.spanContext(), undefined);
@@ -84,8 +84,13 @@ describe('SpanGuard', () => {
       guard.close(tool, 't1', true);
     }
     expect(levels).toEqual(['none', 'none', 'start:warning', 'start:critical', 'start:critical']);
-    // Blocked calls were neither recorded nor had their outcome recorded: 3 records.
-    expect(guard.peek('job-1')!.loop.history.size).toBe(3);
+    // Blocked calls are recorded as loop vetoes (no hash); their own outcomes never: 3 + 2 records.
+    const records = guard.peek('job-1')!.loop.history.records();
+    expect(records).toHaveLength(5);
+    expect(records.slice(3).map((record) => [record.outcomeKind, record.resultHash])).toEqual([
+      ['tool-loop-veto', undefined],
+      ['tool-loop-veto', undefined],
+    ]);
     expect(guard.close(root, 't1', false)).toBe('job-1');
     expect(guard.liveRuns).toBe(0);
   });

@@ -1,20 +1,30 @@
 import type { ResolvedLoopDetectionConfig } from '../config.js';
+import { detectArgumentChurn } from './argument-churn.js';
 import type { Detector, DetectorFinding } from './detector.js';
-import { detectGenericRepeat } from './generic-repeat.js';
+import { detectGenericRepeatCritical, detectGenericRepeatWarning } from './generic-repeat.js';
 import { detectGlobalCircuitBreaker } from './global-circuit-breaker.js';
 import { detectKnownPollNoProgress } from './known-poll-no-progress.js';
 import { detectPingPong } from './ping-pong.js';
+import { detectTypedErrorRepeatCritical, detectTypedErrorRepeatWarning } from './typed-error-repeat.js';
 import { detectUnknownToolRepeat } from './unknown-tool-repeat.js';
 import type { ScopedHistory } from '../history/queries.js';
 import type { ToolCallSignature } from '../types.js';
 
-/** OpenClaw's decision order: the first detector that finds something wins. */
+/**
+ * OpenClaw's decision order: the first detector that finds something wins. The typed-error
+ * identity has no call site upstream; ours puts its critical after `generic_repeat`'s and its
+ * warning after `argument_churn`, so that neither shadows a critical.
+ */
 export const DETECTION_ORDER: readonly Detector[] = [
   detectUnknownToolRepeat,
   detectGlobalCircuitBreaker,
   detectKnownPollNoProgress,
   detectPingPong,
-  detectGenericRepeat,
+  detectGenericRepeatCritical,
+  detectTypedErrorRepeatCritical,
+  detectArgumentChurn,
+  detectTypedErrorRepeatWarning,
+  detectGenericRepeatWarning,
 ];
 
 /**

@@ -1,11 +1,13 @@
 import type { Detector } from './detector.js';
+import { noProgressStreakOf } from './no-progress-streak.js';
 
 /**
  * OpenClaw's `global_circuit_breaker`: identical no-progress outcomes reached
- * `globalCircuitBreakerThreshold`. Not gated by the detector toggles.
+ * `globalCircuitBreakerThreshold` (loop vetoes included once anchored; for `exec`, terminal
+ * failures across changing arguments too). Not gated by the detector toggles.
  */
 export const detectGlobalCircuitBreaker: Detector = (history, call, config) => {
-  const streak = history.noProgressStreak(call.argsHash, call.toolName);
+  const streak = noProgressStreakOf(history, call, config);
   if (streak.count < config.globalCircuitBreakerThreshold) return undefined;
   return {
     verdict: {

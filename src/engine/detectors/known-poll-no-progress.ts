@@ -1,15 +1,19 @@
 import type { Detector } from './detector.js';
+import { isPollCall, noProgressStreakOf } from './no-progress-streak.js';
 
 /**
  * OpenClaw's `known_poll_no_progress`: a known poll (`command_status`, `process`
- * poll/log) returned the same outcome `criticalThreshold` (critical) or `warningThreshold`
- * (warning) times. Gated by `detectors.knownPollNoProgress`.
+ * poll/log, `wait`) returned the same outcome `criticalThreshold` (critical) or
+ * `warningThreshold` (warning) times. A `wait` is critical already at
+ * `waitCriticalThreshold` (OpenClaw: a wait only resumes existing work, so ten unchanged
+ * outcomes prove a stuck poll). Gated by `detectors.knownPollNoProgress`.
  */
 export const detectKnownPollNoProgress: Detector = (history, call, config) => {
-  if (!call.knownPoll || !config.detectors.knownPollNoProgress) return undefined;
-  const streak = history.noProgressStreak(call.argsHash, call.toolName);
+  if (!isPollCall(call, config) || !config.detectors.knownPollNoProgress) return undefined;
+  const streak = noProgressStreakOf(history, call, config);
   const warningKey = `poll:${call.toolName}:${call.argsHash}:${streak.latestResultHash ?? 'none'}`;
-  if (streak.count >= config.criticalThreshold) {
+  const critical = call.toolName === 'wait' ? config.waitCriticalThreshold : config.criticalThreshold;
+  if (streak.count >= critical) {
     return {
       verdict: {
         level: 'critical',

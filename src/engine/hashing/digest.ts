@@ -3,8 +3,12 @@ import { writeCanonical, type CanonicalSink } from './canonical.js';
 
 /** Hashes values and texts to 16 lowercase hex characters (xxhash64, zero-padded). */
 export interface Digester {
-  /** xxhash64 of the canonical serialisation of `value` (see `writeCanonical`). */
-  digest(value: unknown): string;
+  /**
+   * xxhash64 of the canonical serialisation of `value` (see `writeCanonical`). `mapString`,
+   * when given, rewrites every string token before it is hashed (outcome digests canonicalise
+   * volatile nonces this way).
+   */
+  digest(value: unknown, mapString?: (text: string) => string): string;
   /** xxhash64 of the UTF-8 bytes of `text` as is (no quoting, no serialisation). */
   digestText(text: string): string;
 }
@@ -84,6 +88,7 @@ class HashingSink implements CanonicalSink {
     private readonly api: XXHashAPI,
     private readonly seed: bigint,
     private readonly bytes: Uint8Array,
+    private readonly mapString: ((text: string) => string) | undefined,
   ) {}
 
   /** `chunk` is punctuation, a number or a bare word: ASCII, one byte per unit. */
@@ -95,7 +100,8 @@ class HashingSink implements CanonicalSink {
     this.length = at;
   }
 
-  writeString(text: string): void {
+  writeString(token: string): void {
+    const text = this.mapString ? this.mapString(token) : token;
     const prefix = String(text.length);
     if (text.length > PASS_THROUGH_AT) {
       this.write(`"${prefix}:`);
@@ -166,11 +172,11 @@ export async function createDigester(options?: { seed?: bigint }): Promise<Diges
   const shared = new Uint8Array(BUFFER_BYTES);
   let busy = false;
   return {
-    digest(value: unknown): string {
+    digest(value: unknown, mapString?: (text: string) => string): string {
       const own = busy;
       busy = true;
       try {
-        const sink = new HashingSink(api, seed, own ? new Uint8Array(BUFFER_BYTES) : shared);
+        const sink = new HashingSink(api, seed, own ? new Uint8Array(BUFFER_BYTES) : shared, mapString);
         writeCanonical(value, sink);
         return sink.finish();
       } finally {

@@ -1,12 +1,12 @@
 import { isPlainObject } from '../../util/is-record.js';
 
 /**
- * True when a call is one of OpenClaw's known polls: `command_status` with any params, or
- * `process` whose params are an object with `action` `"poll"` or `"log"`. Tool names
- * are compared exactly (callers pass the normalised name).
+ * True when a call is one of OpenClaw's known polls: `command_status` and `wait` with any
+ * params, or `process` whose params are an object with `action` `"poll"` or `"log"`. Tool
+ * names are compared exactly (callers pass the normalised name).
  */
 export function isKnownPollCall(toolName: string, params: unknown): boolean {
-  if (toolName === 'command_status') return true;
+  if (toolName === 'command_status' || toolName === 'wait') return true;
   if (toolName !== 'process' || !isPlainObject(params)) return false;
   return params.action === 'poll' || params.action === 'log';
 }

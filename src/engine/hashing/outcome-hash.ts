@@ -1,9 +1,16 @@
 import type { Digester } from './digest.js';
 import { canonicalString } from './canonical.js';
 import { isPlainObject } from '../../util/is-record.js';
+import type { OutcomeHash } from '../types.js';
+import { execFailureIdentityHash, isTerminalExecFailure } from './exec-failure.js';
 import { isSendLikeCall, stripVolatileDeliveryIds } from './send-like.js';
+import { readTypedError } from './typed-error.js';
+import { canonicalizeUntrustedContentIds } from './untrusted-content.js';
 import { extractUnknownToolName } from './unknown-tool.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';
+import { writeTarget } from './write-target.js';
+
+export type { OutcomeHash } from '../types.js';
 
 /** A finished tool call: its name, the params it ran with, and its result or error. */
 export interface ToolOutcome {
@@ -14,12 +21,6 @@ export interface ToolOutcome {
   error?: unknown;
   /** True: `error` holds the thrown value, even `undefined`. Absent: `error !== undefined` means error. */
   isError?: boolean;
-}
-
-/** The outcome's identity for the history; an empty object means "record nothing". */
-export interface OutcomeHash {
-  resultHash?: string;
-  unknownToolName?: string;
 }
 
 /** OpenClaw's result for a call vetoed by loop detection. */
@@ -34,7 +35,8 @@ const EXEC_APPROVAL = new Set(['approval-pending', 'approval-unavailable']);
 /**
  * Builds the result OpenClaw returns to the model instead of running a call that loop
  * detection blocked: `{content:[{type:'text', text: reason}], details:{status:'blocked',
- * deniedReason:'tool-loop', reason}}`. Its outcome is never hashed (OpenClaw: the loop's own veto is no outcome).
+ * deniedReason:'tool-loop', reason}}`. Its outcome is a loop veto: no hash, recorded with
+ * `outcomeKind: 'tool-loop-veto'` (it extends the streak once anchored).
  */
 export function blockedToolResult(reason: string): BlockedToolResult {
   return {
@@ -85,7 +87,7 @@ function stringOr<T>(value: unknown, fallback: T): string | T {
 }
 
 /** OpenClaw's `exec` projection (status, exit code, output; no durations); `undefined` means "fall through to the default". */
-function execProjection(details: Record<string, unknown>, text: string): unknown {
+function execProjection(details: Record<string, unknown>, text: string): Record<string, unknown> | undefined {
   const { status } = details;
   if (typeof status !== 'string') return undefined;
   if (status === 'running') return { status, tail: stringOr(details.tail, '') };
@@ -134,52 +136,124 @@ function processProjection(params: unknown, details: Record<string, unknown>, te
   return undefined;
 }
 
-/** Rules 3–8 for an OpenClaw-shaped result; `undefined` for the own loop veto. */
-function projectShapedResult(toolName: string, params: unknown, result: Record<string, unknown>): unknown {
+/** The loop's own veto (OpenClaw's `details.status` `"blocked"` with `deniedReason` `"tool-loop"`). */
+const VETO: OutcomeHash = Object.freeze({ outcomeKind: 'tool-loop-veto' });
+
+/** A `write` whose result says the file did not change: one no-progress outcome (OpenClaw's `{status:'unchanged'}`). */
+const WRITE_UNCHANGED = Object.freeze({ status: 'unchanged' });
+
+/** OpenClaw's schema-validation failure text: the call never reached the tool. */
+const VALIDATION_FAILED = /^Validation failed for tool\b/;
+
+/** Digest of an outcome projection, with untrusted-content nonces canonicalised. */
+function outcomeDigest(digester: Digester, value: unknown): string {
+  return digester.digest(value, canonicalizeUntrustedContentIds);
+}
+
+/** Rules 3–8 for an OpenClaw-shaped result. */
+function hashShapedResult(
+  digester: Digester,
+  toolName: string,
+  params: unknown,
+  result: Record<string, unknown>,
+): OutcomeHash {
   const details = isPlainObject(result.details) ? result.details : {};
   const text = contentText(result.content);
-  if (details.status === 'blocked' && details.deniedReason === 'tool-loop') return undefined;
+  if (details.status === 'blocked' && details.deniedReason === 'tool-loop') return VETO;
   if (toolName === 'exec') {
     const projected = execProjection(details, text);
-    if (projected !== undefined) return projected;
+    if (projected !== undefined) {
+      const resultHash = outcomeDigest(digester, projected);
+      const fields = {
+        status: projected.status,
+        exitCode: details.exitCode,
+        timedOut: projected.timedOut === true,
+        output: typeof projected.output === 'string' ? projected.output : '',
+      };
+      if (projected.output === undefined || !isTerminalExecFailure(fields)) return { resultHash };
+      return {
+        resultHash,
+        outcomeKind: 'terminal-exec-failure',
+        failureIdentityHash: execFailureIdentityHash(digester, fields),
+      };
+    }
   }
-  if (toolName === 'process') {
-    const projected = processProjection(params, details, text);
-    if (projected !== undefined) return projected;
+  if (toolName === 'write' && details.changed === false)
+    return { resultHash: outcomeDigest(digester, WRITE_UNCHANGED), noProgress: true };
+  let projected: unknown;
+  if (toolName === 'process') projected = processProjection(params, details, text);
+  if (projected === undefined) {
+    if (isSendLikeCall(toolName, params)) projected = stripVolatileDeliveryIds(details);
+    else if (toolName === 'update_plan' && isPlainObject(params))
+      projected = { details: normalizeUpdatePlanParams(params), text: '' };
+    else projected = { details, text };
   }
-  if (isSendLikeCall(toolName, params)) return stripVolatileDeliveryIds(details);
-  if (toolName === 'update_plan' && isPlainObject(params)) {
-    return { details: normalizeUpdatePlanParams(params), text: '' };
+  return withOutcomeFacts(digester, { resultHash: outcomeDigest(digester, projected) }, toolName, params, text);
+}
+
+/** Adds what the newer detectors read of a successful outcome: a typed-error stamp, a write's target. */
+function withOutcomeFacts(
+  digester: Digester,
+  outcome: OutcomeHash,
+  toolName: string,
+  params: unknown,
+  text: string,
+): OutcomeHash {
+  const typedError = readTypedError(toolName, params, text);
+  if (typedError !== undefined) outcome.typedError = typedError;
+  const target = toolName === 'write' ? writeTarget(params) : undefined;
+  if (target !== undefined) {
+    outcome.outcomeKind = 'write-mutation';
+    outcome.mutationTargetHash = digester.digest(target);
   }
-  return { details, text };
+  return outcome;
 }
 
 /**
  * Hashes a finished call's outcome with OpenClaw's `resultHash` rules, in order (first wins):
  * 1. an error → `"error:" + digestText(errorText)` (an `Error`'s message, or its name if
  *    the message is empty; a string as is; a number/boolean/bigint as text; anything
- *    else canonically serialised), plus `unknownToolName` when the text names one;
+ *    else canonically serialised), plus `unknownToolName` when the text names one,
+ *    `outcomeKind: 'argument-validation'` for a schema-validation failure
+ *    (`Validation failed for tool …`) and a `typedError` for a stamped `typed_code`;
  * 2. an `undefined` result → `{}` (nothing is recorded); a result that is not
  *    OpenClaw-shaped (see {@link isOpenClawShapedResult}) → the digest of the whole value;
- * 3–8. an OpenClaw-shaped result → `{}` for the own loop veto (`details.status`
- *    `"blocked"` with `deniedReason` `"tool-loop"`), else the digest of its projection:
- *    `exec` by status, `process` poll/log, send-like calls by their details without
- *    volatile delivery ids (text ignored), `update_plan` by its plan shape, and
- *    otherwise `{details, text}`.
+ * 3–8. an OpenClaw-shaped result → `{outcomeKind: 'tool-loop-veto'}` (no hash) for the own
+ *    loop veto (`details.status` `"blocked"` with `deniedReason` `"tool-loop"`), else the
+ *    digest of its projection: `exec` by status (a terminal failure — finite nonzero exit,
+ *    no timeout, real output — also gets `outcomeKind: 'terminal-exec-failure'` and a
+ *    `failureIdentityHash` with volatile text masked), a `write` with `details.changed`
+ *    `false` as one no-progress outcome, `process` poll/log, send-like calls by their details
+ *    without volatile delivery ids (text ignored), `update_plan` by its plan shape, and
+ *    otherwise `{details, text}`. A successful `write` with a path is a `write-mutation` of
+ *    its target.
  *
- * Tool names are compared exactly; callers pass the normalised name.
+ * Outcome digests replace the nonces of untrusted-content marker pairs with zeros, so the same
+ * external content hashes the same each time it is fetched. Tool names are compared exactly;
+ * callers pass the normalised name.
  */
 export function hashToolOutcome(digester: Digester, outcome: ToolOutcome): OutcomeHash {
+  const { toolName, params } = outcome;
   const failed = outcome.isError ?? outcome.error !== undefined;
   if (failed) {
     const text = errorText(outcome.error);
-    const resultHash = `error:${digester.digestText(text)}`;
+    const hashed: OutcomeHash = {
+      resultHash: `error:${digester.digestText(canonicalizeUntrustedContentIds(text))}`,
+    };
     const unknownToolName = extractUnknownToolName(text);
-    return unknownToolName === undefined ? { resultHash } : { resultHash, unknownToolName };
+    if (unknownToolName !== undefined) hashed.unknownToolName = unknownToolName;
+    if (VALIDATION_FAILED.test(text)) hashed.outcomeKind = 'argument-validation';
+    const typedError = readTypedError(toolName, params, text);
+    if (typedError !== undefined) hashed.typedError = typedError;
+    return hashed;
   }
   const { result } = outcome;
   if (result === undefined) return {};
-  if (!isOpenClawShapedResult(result)) return { resultHash: digester.digest(result) };
-  const projected = projectShapedResult(outcome.toolName, outcome.params, result as Record<string, unknown>);
-  return projected === undefined ? {} : { resultHash: digester.digest(projected) };
+  if (!isOpenClawShapedResult(result)) {
+    const hashed: OutcomeHash = { resultHash: outcomeDigest(digester, result) };
+    return typeof result === 'string'
+      ? withOutcomeFacts(digester, hashed, toolName, params, result)
+      : withOutcomeFacts(digester, hashed, toolName, params, '');
+  }
+  return hashShapedResult(digester, toolName, params, result as Record<string, unknown>);
 }

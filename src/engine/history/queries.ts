@@ -4,6 +4,8 @@ import { signatureKey, type ScopeLog } from './record-ring.js';
 export interface NoProgressStreak {
   readonly count: number;
   readonly latestResultHash?: string;
+  /** The streak is an `exec` terminal-failure streak that spans changing arguments. */
+  readonly acrossArguments?: true;
 }
 
 /** The unknown-tool streak for one tool. */
@@ -20,6 +22,27 @@ export interface PingPongCandidate {
   readonly pairedSignature?: string;
 }
 
+/** Argument churn the current call would continue: `count` calls over `variantCount` argument variants (0 = none). */
+export interface ArgumentChurn {
+  readonly count: number;
+  readonly variantCount: number;
+}
+
+/** The typed-error identity the current call's family is stuck on. */
+export interface TypedErrorRepeat {
+  readonly count: number;
+  readonly code?: string;
+}
+
+/** A call admitted but not finished yet (an earlier member of the same batch): a projected veto. */
+export interface InFlightCall {
+  readonly toolName: string;
+  readonly argsHash: string;
+}
+
+/** Calls of a stable churn variant needed before it counts (OpenClaw's 3). */
+const MIN_STABLE_CALLS_PER_VARIANT = 3;
+
 /**
  * What OpenClaw's detectors derive from one run scope's records, computed before the
  * current call is recorded. This is the input of every detector.
@@ -27,9 +50,17 @@ export interface PingPongCandidate {
 export interface ScopedHistory {
   /**
    * Hashed records of this signature, newest first, sharing the newest one's result hash.
-   * A signature is the tool and its args hash ({@link signatureKey}).
+   * A signature is the tool and its args hash ({@link signatureKey}). Loop vetoes (and calls
+   * still in flight) between them count once an older concrete outcome anchors them; with no
+   * concrete outcome at all, the count is the number of vetoes.
    */
   noProgressStreak(argsHash: string, toolName: string): NoProgressStreak;
+  /**
+   * OpenClaw's `exec` terminal-failure streak across changing arguments: the contiguous
+   * newest `exec` records that are terminal failures sharing the newest one's result hash or
+   * failure identity (see the rules on {@link ScopeView.terminalExecFailureStreak}).
+   */
+  terminalExecFailureStreak(argsHash: string): NoProgressStreak;
   /** Records of this signature in scope, pending or not (`toolName` as for `noProgressStreak`). */
   recentCount(argsHash: string, toolName: string): number;
   /** Consecutive newest records of `toolName` sharing one extracted unknown-tool name. */
@@ -38,13 +69,29 @@ export interface ScopedHistory {
   pingPong(argsHash: string): PingPongCandidate;
   /** Whether the alternation tail (the newest `count - 1` records) shows no progress (step 5). */
   pingPongNoProgressEvidence(candidate: PingPongCandidate): boolean;
+  /** Stable argument churn of `toolName` that a call with `argsHash` would continue. */
+  argumentChurn(toolName: string, argsHash: string): ArgumentChurn;
+  /** Distinct argument variants written to one target with no verification in between (0 when `argsHash` is one of them). */
+  writeTargetChurn(argsHash: string, mutationTargetHash: string): ArgumentChurn;
+  /** The newest typed-error identity of a failure family, and how many records in scope carry it. */
+  typedErrorRepeat(family: string): TypedErrorRepeat;
+  /** The (tool, args) signatures of the newest `limit` hashed records (the post-compaction guard's baseline). */
+  recentSignatures(limit: number): ReadonlySet<string>;
 }
 
 export class ScopeView implements ScopedHistory {
   /** The last streak computed (several detectors ask for the call's own). */
   private streak: { key: string; streak: NoProgressStreak } | undefined = undefined;
+  private terminal: { argsHash: string; streak: NoProgressStreak } | undefined = undefined;
 
-  constructor(private readonly scope: ScopeLog | undefined) {}
+  /**
+   * @param inFlight Earlier members of the batch being admitted, oldest first: each counts as a
+   *   no-progress veto newer than every record (a later sibling must assume it makes no progress).
+   */
+  constructor(
+    private readonly scope: ScopeLog | undefined,
+    private readonly inFlight: readonly InFlightCall[] = [],
+  ) {}
 
   noProgressStreak(argsHash: string, toolName: string): NoProgressStreak {
     const key = signatureKey(toolName, argsHash);
@@ -56,16 +103,77 @@ export class ScopeView implements ScopedHistory {
     const scope = this.scope;
     let latestResultHash: string | undefined;
     let count = 0;
+    // Vetoes are provisional until an older concrete outcome anchors them; a newer changed
+    // outcome ends the scan before the older vetoes are added.
+    let projected = 0;
+    for (const sibling of this.inFlight) if (signatureKey(sibling.toolName, sibling.argsHash) === key) projected += 1;
+    let vetoes = projected;
     if (scope) {
       for (let s = scope.newestOf(key), n = scope.countOf(key); n > 0; n -= 1, s = scope.olderOf(s, key)) {
         const resultHash = scope.resultHash(s);
-        if (resultHash === undefined) continue;
+        if (resultHash === undefined) {
+          if (scope.outcomeKind(s) === 'tool-loop-veto') vetoes += 1;
+          continue;
+        }
         if (latestResultHash === undefined) latestResultHash = resultHash;
         else if (resultHash !== latestResultHash) break;
-        count += 1;
+        count += vetoes + 1;
+        vetoes = 0;
       }
     }
-    return latestResultHash === undefined ? { count } : { count, latestResultHash };
+    // No concrete outcome at all: the recorded vetoes are the streak (a batch's siblings alone are none).
+    return latestResultHash === undefined ? { count: Math.max(0, vetoes - projected) } : { count, latestResultHash };
+  }
+
+  /**
+   * Scans newest to oldest: stops at the first record of another tool; buffers vetoes (and
+   * in-flight `exec` siblings) as pending; skips hashless records; stops at the first `exec`
+   * outcome that is no terminal failure. The first terminal failure is the anchor; once the
+   * scan has passed other arguments, meeting the current ones again ends it (an older tail).
+   * A record continues the streak with the anchor's result hash or failure identity.
+   */
+  terminalExecFailureStreak(argsHash: string): NoProgressStreak {
+    if (this.terminal?.argsHash !== argsHash)
+      this.terminal = { argsHash, streak: this.computeTerminalExecFailureStreak(argsHash) };
+    return this.terminal.streak;
+  }
+
+  private computeTerminalExecFailureStreak(argsHash: string): NoProgressStreak {
+    const scope = this.scope;
+    let vetoes = 0;
+    for (const sibling of this.inFlight) {
+      if (sibling.toolName !== 'exec') return { count: 0 };
+      vetoes += 1;
+    }
+    if (!scope) return { count: 0 };
+    let anchorHash: string | undefined;
+    let anchorIdentity: string | undefined;
+    let crossed = false;
+    let count = 0;
+    for (let s = scope.end - 1; s >= scope.first; s -= 1) {
+      if (!scope.isToolName(s, 'exec')) break;
+      const resultHash = scope.resultHash(s);
+      const details = scope.details(s);
+      if (resultHash === undefined) {
+        if (details?.outcomeKind === 'tool-loop-veto') vetoes += 1;
+        continue;
+      }
+      if (details?.outcomeKind !== 'terminal-exec-failure') break;
+      const recordArgs = scope.argsHash(s);
+      if (anchorHash === undefined) {
+        anchorHash = resultHash;
+        anchorIdentity = details.failureIdentityHash;
+        crossed = recordArgs !== argsHash;
+      } else {
+        if (crossed && recordArgs === argsHash) break;
+        if (recordArgs !== argsHash) crossed = true;
+        const sameFailure = details.failureIdentityHash !== undefined && details.failureIdentityHash === anchorIdentity;
+        if (resultHash !== anchorHash && !sameFailure) break;
+      }
+      count += vetoes + 1;
+      vetoes = 0;
+    }
+    return anchorHash === undefined ? { count: 0 } : { count, latestResultHash: anchorHash, acrossArguments: true };
   }
 
   recentCount(argsHash: string, toolName: string): number {
@@ -118,4 +226,114 @@ export class ScopeView implements ScopedHistory {
     }
     return lastSideHash !== undefined && otherSideHash !== undefined;
   }
+
+  /**
+   * OpenClaw's stable argument churn: the newest records of `toolName` (stopping at another
+   * tool or at an outcome that is not no-progress; hashless records skipped), grouped by
+   * arguments, each group with one result. It holds when at least two groups have 3 or more
+   * calls, every scanned call is in such a group, they all share one result, and the current
+   * arguments are one of them; `count` is then the number of scanned calls.
+   */
+  argumentChurn(toolName: string, argsHash: string): ArgumentChurn {
+    const scope = this.scope;
+    const none = { count: 0, variantCount: 0 };
+    if (!scope || this.inFlight.some((sibling) => sibling.toolName !== toolName)) return none;
+    const groups = new Map<string, { resultHash: string; count: number }>();
+    for (let s = scope.end - 1; s >= scope.first; s -= 1) {
+      if (!scope.isToolName(s, toolName)) break;
+      const resultHash = scope.resultHash(s);
+      if (resultHash === undefined) continue;
+      if (!isNoProgressOutcome(resultHash, scope.details(s)?.noProgress)) break;
+      const args = scope.argsHash(s);
+      const group = groups.get(args);
+      if (group && group.resultHash !== resultHash) break;
+      groups.set(args, { resultHash, count: (group?.count ?? 0) + 1 });
+    }
+    let count = 0;
+    let stableCount = 0;
+    const stableResults = new Set<string>();
+    for (const group of groups.values()) {
+      count += group.count;
+      if (group.count < MIN_STABLE_CALLS_PER_VARIANT) continue;
+      stableCount += group.count;
+      stableResults.add(group.resultHash);
+    }
+    const variants = [...groups.values()].filter((group) => group.count >= MIN_STABLE_CALLS_PER_VARIANT).length;
+    const churns =
+      variants > 1 &&
+      stableCount === count &&
+      stableResults.size === 1 &&
+      (groups.get(argsHash)?.count ?? 0) >= MIN_STABLE_CALLS_PER_VARIANT;
+    return churns ? { count, variantCount: variants } : none;
+  }
+
+  /**
+   * OpenClaw's same-target write churn: the contiguous newest `write` records that changed
+   * `mutationTargetHash`, up to and including the newer occurrence of a repeated variant;
+   * `count` is the number of distinct variants, 0 when the current arguments are among them.
+   */
+  writeTargetChurn(argsHash: string, mutationTargetHash: string): ArgumentChurn {
+    const scope = this.scope;
+    const none = { count: 0, variantCount: 0 };
+    if (!scope || this.inFlight.length > 0) return none;
+    const variants: string[] = [];
+    const seen = new Map<string, number>();
+    for (let s = scope.end - 1; s >= scope.first; s -= 1) {
+      const details = scope.details(s);
+      if (
+        !scope.isToolName(s, 'write') ||
+        details?.outcomeKind !== 'write-mutation' ||
+        details.mutationTargetHash !== mutationTargetHash
+      )
+        break;
+      const args = scope.argsHash(s);
+      const repeatedAt = seen.get(args);
+      if (repeatedAt !== undefined) {
+        variants.length = repeatedAt + 1;
+        break;
+      }
+      seen.set(args, variants.length);
+      variants.push(args);
+    }
+    if (variants.includes(argsHash)) return none;
+    return { count: variants.length, variantCount: variants.length };
+  }
+
+  recentSignatures(limit: number): ReadonlySet<string> {
+    const signatures = new Set<string>();
+    const scope = this.scope;
+    if (!scope) return signatures;
+    for (let s = scope.end - 1, n = 0; s >= scope.first && n < limit; s -= 1) {
+      if (scope.resultHash(s) === undefined) continue;
+      signatures.add(scope.keyOf(s));
+      n += 1;
+    }
+    return signatures;
+  }
+
+  typedErrorRepeat(family: string): TypedErrorRepeat {
+    const scope = this.scope;
+    if (!scope) return { count: 0 };
+    let identity: string | undefined;
+    for (let s = scope.end - 1; s >= scope.first && identity === undefined; s -= 1) {
+      const typedError = scope.details(s)?.typedError;
+      if (typedError !== undefined && typedErrorFamily(typedError) === family) identity = typedError;
+    }
+    if (identity === undefined) return { count: 0 };
+    let count = 0;
+    for (let s = scope.end - 1; s >= scope.first; s -= 1) if (scope.details(s)?.typedError === identity) count += 1;
+    return { count, code: identity.slice(identity.lastIndexOf(':') + 1) };
+  }
+}
+
+/** Error outcomes hash under this prefix (see `hashToolOutcome`): every error is a no-progress outcome. */
+const ERROR_RESULT_PREFIX = 'error:';
+
+function isNoProgressOutcome(resultHash: string, noProgress: true | undefined): boolean {
+  return noProgress === true || resultHash.startsWith(ERROR_RESULT_PREFIX);
+}
+
+/** The family of a stored typed-error identity `<family>:<CODE>` (codes have no colon; families may). */
+function typedErrorFamily(typedError: string): string {
+  return typedError.slice(0, typedError.lastIndexOf(':'));
 }

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../types.js';
+import type { OutcomeHash, OutcomeKind, ToolCallRecord } from '../types.js';
 
 /*
  * Memory layout (memory is bounded, and it is paid per record; docs/performance.md,
@@ -26,7 +26,7 @@ import type { ToolCallRecord } from '../types.js';
 /** The args hash, which names the tool (`<toolName>:<digest>`); else a {@link NamedArgsHash}. */
 const CALL = 0;
 const TOOL_CALL_ID = 1;
-/** `undefined` while pending; the result hash; or an {@link UnknownToolOutcome}. */
+/** `undefined` while pending; the result hash; or a {@link DetailedOutcome}. */
 const OUTCOME = 2;
 /** The timestamp minus the scope's epoch. */
 const TIME = 3;
@@ -37,15 +37,46 @@ const INDEX_FROM = 48;
 /** Smallest ring allocated for a scope, in records. */
 const MIN_CAPACITY = 4;
 
-/** An outcome that also names an unknown tool (rare: kept out of the common record layout). */
-class UnknownToolOutcome {
-  constructor(
-    readonly resultHash: string,
-    readonly unknownToolName: string,
-  ) {}
+/**
+ * An outcome with more than a result hash: an unknown tool's name, an outcome kind, a failure
+ * identity… (rare: kept out of the common record layout, where the slot holds the hash itself).
+ * A loop veto is one with an outcome kind and no hash.
+ */
+export class DetailedOutcome {
+  readonly resultHash: string | undefined;
+  readonly unknownToolName: string | undefined;
+  readonly outcomeKind: OutcomeKind | undefined;
+  readonly failureIdentityHash: string | undefined;
+  readonly noProgress: true | undefined;
+  readonly mutationTargetHash: string | undefined;
+  readonly typedError: string | undefined;
+
+  constructor(outcome: OutcomeHash, resultHash: string | undefined) {
+    this.resultHash = resultHash;
+    this.unknownToolName = outcome.unknownToolName;
+    this.outcomeKind = outcome.outcomeKind;
+    this.failureIdentityHash = flat(outcome.failureIdentityHash);
+    this.noProgress = outcome.noProgress;
+    this.mutationTargetHash = flat(outcome.mutationTargetHash);
+    this.typedError = flat(outcome.typedError);
+  }
 }
 
-type Outcome = string | UnknownToolOutcome | undefined;
+/** Whether an outcome needs a {@link DetailedOutcome} (anything besides a result hash). */
+function isDetailed(outcome: OutcomeHash): boolean {
+  return (
+    outcome.resultHash === undefined ||
+    outcome.unknownToolName !== undefined ||
+    outcome.outcomeKind !== undefined ||
+    outcome.failureIdentityHash !== undefined ||
+    outcome.noProgress !== undefined ||
+    outcome.mutationTargetHash !== undefined ||
+    outcome.typedError !== undefined
+  );
+}
+
+/** `undefined` while pending; else the result hash, or a {@link DetailedOutcome}. */
+type Outcome = string | DetailedOutcome | undefined;
 
 /** An args hash that does not begin with `<toolName>:` (not one of ours), stored with its tool name. */
 class NamedArgsHash {
@@ -169,9 +200,23 @@ export class ScopeLog {
     return typeof outcome === 'object' ? outcome.resultHash : outcome;
   }
 
-  unknownToolName(seq: number): string | undefined {
+  /** Whether the record still waits for its outcome (a loop veto has an outcome, without a hash). */
+  isPending(seq: number): boolean {
+    return this.slots[this.position(seq) + OUTCOME] === undefined;
+  }
+
+  /** The record's outcome details, when it has more than a hash (else `undefined`). */
+  details(seq: number): DetailedOutcome | undefined {
     const outcome = this.slots[this.position(seq) + OUTCOME] as Outcome;
-    return typeof outcome === 'object' ? outcome.unknownToolName : undefined;
+    return typeof outcome === 'object' ? outcome : undefined;
+  }
+
+  unknownToolName(seq: number): string | undefined {
+    return this.details(seq)?.unknownToolName;
+  }
+
+  outcomeKind(seq: number): OutcomeKind | undefined {
+    return this.details(seq)?.outcomeKind;
   }
 
   /** The newest record with this signature key, or -1. */
@@ -274,11 +319,10 @@ export class ScopeLog {
     this.alternationTail = Math.min(this.alternationTail, this.length);
   }
 
-  /** Attaches an outcome to a pending record. */
-  setOutcome(seq: number, resultHash: string, unknownToolName: string | undefined): void {
+  /** Attaches an outcome to a pending record; `resultHash` is the instance to store (see `matchOutcome`). */
+  setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined): void {
     const hash = flat(resultHash);
-    this.slots[this.position(seq) + OUTCOME] =
-      unknownToolName === undefined ? hash : new UnknownToolOutcome(hash, unknownToolName);
+    this.slots[this.position(seq) + OUTCOME] = isDetailed(outcome) ? new DetailedOutcome(outcome, hash) : hash;
   }
 
   /** The public shape, as OpenClaw's history records it: absent fields omitted. */
@@ -291,11 +335,18 @@ export class ScopeLog {
     };
     const toolCallId = this.slots[at + TOOL_CALL_ID] as string | undefined;
     const resultHash = this.resultHash(seq);
-    const unknownToolName = this.unknownToolName(seq);
     if (toolCallId !== undefined) record.toolCallId = toolCallId;
     if (this.runId !== undefined) record.runId = this.runId;
     if (resultHash !== undefined) record.resultHash = resultHash;
-    if (unknownToolName !== undefined) record.unknownToolName = unknownToolName;
+    const details = this.details(seq);
+    if (details) {
+      if (details.unknownToolName !== undefined) record.unknownToolName = details.unknownToolName;
+      if (details.outcomeKind !== undefined) record.outcomeKind = details.outcomeKind;
+      if (details.failureIdentityHash !== undefined) record.failureIdentityHash = details.failureIdentityHash;
+      if (details.noProgress !== undefined) record.noProgress = details.noProgress;
+      if (details.mutationTargetHash !== undefined) record.mutationTargetHash = details.mutationTargetHash;
+      if (details.typedError !== undefined) record.typedError = details.typedError;
+    }
     return record;
   }
 

@@ -1,6 +1,6 @@
 import { RingQueue } from '../../util/ring-queue.js';
-import type { ToolCallRecord } from '../types.js';
-import { ScopeView, type ScopedHistory } from './queries.js';
+import type { OutcomeHash, ToolCallRecord } from '../types.js';
+import { ScopeView, type InFlightCall, type ScopedHistory } from './queries.js';
 import { ScopeLog, signatureKey } from './record-ring.js';
 
 /** Trims a run id; empty means "no run id", as in OpenClaw. */
@@ -17,11 +17,8 @@ export interface PendingCall {
   readonly runId?: string;
 }
 
-/** A hashed outcome to attach (see {@link ToolCallHistory.recordOutcome}). */
-export interface HashedOutcome extends PendingCall {
-  readonly resultHash: string;
-  readonly unknownToolName?: string;
-}
+/** An outcome to attach (see {@link ToolCallHistory.recordOutcome}): a hash, or a loop veto without one. */
+export interface HashedOutcome extends PendingCall, OutcomeHash {}
 
 /**
  * One OpenClaw session's tool-call history: a single window shared by all its runs,
@@ -65,9 +62,12 @@ export class ToolCallHistory {
     return this.scopedView(normalizeRunId(runId));
   }
 
-  /** {@link view} for a run id that is already normalised (a run's hot path). */
-  scopedView(runId: string | undefined): ScopedHistory {
-    return new ScopeView(this.scopeOf(runId));
+  /**
+   * {@link view} for a run id that is already normalised (a run's hot path). `inFlight`: calls
+   * admitted but not finished, oldest first, which the view counts as newer no-progress vetoes.
+   */
+  scopedView(runId: string | undefined, inFlight?: readonly InFlightCall[]): ScopedHistory {
+    return new ScopeView(this.scopeOf(runId), inFlight);
   }
 
   /** Appends a pre-call record (OpenClaw's before-tool-call step), evicting the oldest beyond `historySize`. */
@@ -87,8 +87,7 @@ export class ToolCallHistory {
       outcome.argsHash,
       outcome.toolCallId,
       runId,
-      outcome.resultHash,
-      outcome.unknownToolName,
+      outcome,
       historySize,
     );
     return scope.toRecord(seq);
@@ -111,11 +110,23 @@ export class ToolCallHistory {
     argsHash: string,
     toolCallId: string | undefined,
     runId: string | undefined,
-    resultHash: string,
-    unknownToolName: string | undefined,
+    outcome: OutcomeHash,
     historySize: number,
   ): void {
-    this.attach(toolName, argsHash, toolCallId, runId, resultHash, unknownToolName, historySize);
+    this.attach(toolName, argsHash, toolCallId, runId, outcome, historySize);
+  }
+
+  /** Appends a record that already has its outcome (a loop veto: the call never runs). */
+  appendOutcome(
+    toolName: string,
+    argsHash: string,
+    toolCallId: string | undefined,
+    runId: string | undefined,
+    outcome: OutcomeHash,
+    historySize: number,
+  ): void {
+    const target = this.append(toolName, argsHash, toolCallId, runId, historySize);
+    target.setOutcome(target.end - 1, outcome, outcome.resultHash);
   }
 
   private attach(
@@ -123,21 +134,20 @@ export class ToolCallHistory {
     argsHash: string,
     toolCallId: string | undefined,
     runId: string | undefined,
-    outcomeHash: string,
-    unknownToolName: string | undefined,
+    outcome: OutcomeHash,
     historySize: number,
   ): { scope: ScopeLog; seq: number } {
     const scope = this.scopeOf(runId);
     const { pending, resultHash } = scope
-      ? matchOutcome(scope, toolName, argsHash, toolCallId, outcomeHash)
-      : { pending: -1, resultHash: outcomeHash };
+      ? matchOutcome(scope, toolName, argsHash, toolCallId, outcome.resultHash)
+      : { pending: -1, resultHash: outcome.resultHash };
     if (pending >= 0) {
-      scope!.setOutcome(pending, resultHash, unknownToolName);
+      scope!.setOutcome(pending, outcome, resultHash);
       return { scope: scope!, seq: pending };
     }
     const target = this.append(toolName, argsHash, toolCallId, runId, historySize);
     const seq = target.end - 1;
-    target.setOutcome(seq, resultHash, unknownToolName);
+    target.setOutcome(seq, outcome, resultHash);
     return { scope: target, seq };
   }
 
@@ -216,20 +226,21 @@ function matchOutcome(
   toolName: string,
   argsHash: string,
   toolCallId: string | undefined,
-  outcomeHash: string,
-): { pending: number; resultHash: string } {
+  outcomeHash: string | undefined,
+): { pending: number; resultHash: string | undefined } {
   const key = signatureKey(toolName, argsHash);
   let pending = -1;
   let latest: string | undefined;
   for (
     let s = scope.newestOf(key), n = scope.countOf(key);
-    n > 0 && (pending < 0 || latest === undefined);
+    n > 0 && (pending < 0 || (latest === undefined && outcomeHash !== undefined));
     n -= 1, s = scope.olderOf(s, key)
   ) {
     const resultHash = scope.resultHash(s);
     if (resultHash !== undefined) latest ??= resultHash;
     else if (
       pending < 0 &&
+      scope.isPending(s) &&
       scope.isToolName(s, toolName) &&
       (toolCallId === undefined || scope.toolCallId(s) === toolCallId)
     )

@@ -130,15 +130,17 @@ describe('hashToolOutcome: default projection (rules 3 and 8)', () => {
 });
 
 describe('hashToolOutcome: loop veto (rule 4)', () => {
-  it('scenario 47: the own veto gives no hash', () => {
+  it('scenario 47: the own veto gives no hash, only the veto kind', () => {
     expect(
       hashToolOutcome(digester, {
         toolName: 'message',
         params: { action: 'send' },
         result: R('blocked', { status: 'blocked', deniedReason: 'tool-loop' }),
       }),
-    ).toEqual({});
-    expect(hashToolOutcome(digester, { toolName: 'read', result: blockedToolResult('CRITICAL: x') })).toEqual({});
+    ).toEqual({ outcomeKind: 'tool-loop-veto' });
+    expect(hashToolOutcome(digester, { toolName: 'read', result: blockedToolResult('CRITICAL: x') })).toEqual({
+      outcomeKind: 'tool-loop-veto',
+    });
   });
 
   it('scenario 48: a plugin-blocked result is hashed, identically each time', () => {

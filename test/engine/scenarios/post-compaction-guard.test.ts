@@ -137,6 +137,7 @@ describe('post-compaction guard', () => {
     expect(see(g, X()).shouldAbort).toBe(true);
     expect(logger.at('info')).toEqual([
       'post-compaction guard armed for 3 attempts',
+      'post-compaction window closed: toolCalls=3 preCompactionRepeats=0',
       'post-compaction guard armed for 3 attempts',
     ]);
   });
@@ -155,7 +156,12 @@ describe('post-compaction guard', () => {
     expectNoAbort(see(g, obs('read', { path: '/1' }, 'a')));
     expectNoAbort(see(g, obs('write', { path: '/2' }, 'b')));
     const last = see(g, obs('exec', { command: 'ls' }, 'c'));
-    expect(last).toEqual({ shouldAbort: false, armed: false, remaining: 0 });
+    expect(last).toEqual({
+      shouldAbort: false,
+      armed: false,
+      remaining: 0,
+      windowClosed: { toolCalls: 3, preCompactionRepeats: 0, repeatedTools: [] },
+    });
     expect(g.armed).toBe(false);
     expect(g.remainingAttempts).toBe(0);
   });
@@ -272,7 +278,60 @@ describe('post-compaction guard', () => {
     expect(see(g, triple(2))).toMatchObject({ shouldAbort: true, count: 3, toolName: 'exec' });
   });
 
-  it.skip('scenario 86: preCompactionRepeats instrumentation (G4) is not implemented; documented in README', () => {});
+  it('scenario 86: the window counts calls repeating a pre-compaction (tool, args) and logs them when it closes', async () => {
+    const run = await EngineHarness.create(undefined);
+    run.run('read', { path: '/report.md' }, { result: R('v1', { ok: true }) });
+    run.run('exec', { command: 'ls' }, { result: R('ok', { ok: true }) });
+    run.runOf().arm();
+    const verdicts = [
+      run.runOf().complete(run.sig('read', { path: '/report.md' }), undefined, {
+        resultHash: run.resultHash('read', { path: '/report.md' }, R('v2', { ok: true })),
+      }),
+      run.runOf().complete(run.sig('read', { path: '/other.md' }), undefined, {
+        resultHash: run.resultHash('read', { path: '/other.md' }, R('fresh', { ok: true })),
+      }),
+      run.runOf().complete(run.sig('gateway', { action: 'probe' }), undefined, {
+        resultHash: run.resultHash('gateway', { action: 'probe' }, R('r1', { ok: true })),
+      }),
+    ];
+    expect(verdicts).toEqual([undefined, undefined, undefined]);
+    const closed = run.logger.at('info').filter((line) => line.startsWith('post-compaction window closed'));
+    expect(closed).toEqual(['post-compaction window closed: toolCalls=3 preCompactionRepeats=1 tools=read']);
+    expect(closed[0]).toContain('toolCalls=3');
+    expect(closed[0]).toContain('preCompactionRepeats=1');
+    expect(closed[0]).toContain('read');
+  });
 
-  it.skip('scenario 87: preCompactionRepeats instrumentation (G4) is not implemented; documented in README', () => {});
+  it('scenario 87: the baseline holds the newest 16 outcomes: a re-read evicted from it is no repeat', async () => {
+    const run = await EngineHarness.create(undefined);
+    for (let i = 0; i < 20; i += 1) run.run('read', { path: `/old-${i}.md` }, { result: R(`old ${i}`, { ok: true }) });
+    const guard = run.runOf().arm();
+    const observe = (path: string) => {
+      const params = { path };
+      return guard.observe(run.sig('read', params), run.resultHash('read', params, R('again', { ok: true }))!);
+    };
+    expect(observe('/old-0.md')).toEqual({ shouldAbort: false, armed: true, remaining: 2 });
+    expect(observe('/old-19.md')).toEqual({ shouldAbort: false, armed: true, remaining: 1 });
+    expect(observe('/new.md')).toEqual({
+      shouldAbort: false,
+      armed: false,
+      remaining: 0,
+      windowClosed: { toolCalls: 3, preCompactionRepeats: 1, repeatedTools: ['read'] },
+    });
+  });
+
+  it("the abort verdict carries the window's pre-compaction repeats", async () => {
+    const run = await EngineHarness.create(undefined);
+    const params = { action: 'lookup', path: 'x' };
+    run.run('gateway', params, { result: R('r1', { ok: true }) });
+    run.runOf().arm();
+    const outcome = { resultHash: run.resultHash('gateway', params, R('r1', { ok: true })) };
+    run.runOf().complete(run.sig('gateway', params), undefined, outcome);
+    run.runOf().complete(run.sig('gateway', params), undefined, outcome);
+    expect(run.runOf().complete(run.sig('gateway', params), undefined, outcome)).toMatchObject({
+      shouldAbort: true,
+      count: 3,
+      preCompactionRepeats: 3,
+    });
+  });
 });

@@ -68,7 +68,7 @@ describe('runtime warn/block flow', () => {
     expect(h.logger.at('warn').filter((l) => l.startsWith('Loop warning for exec: '))).toHaveLength(3);
   });
 
-  it('scenario 68: a critical blocks — hook log, the call is not recorded, and the blocked result has the OpenClaw shape', async () => {
+  it('scenario 68: a critical blocks — hook log, the call is recorded as a loop veto, and the blocked result has the OpenClaw shape', async () => {
     const h = await EngineHarness.create(C0);
     const A = { path: '/a' };
     h.completed(20, 'read', A, R('same', { ok: true }));
@@ -80,14 +80,17 @@ describe('runtime warn/block flow', () => {
     expect(checked.verdict).toMatchObject({ level: 'critical', detector: 'generic_repeat', count: 20 });
     const message = checked.verdict!.message;
     expect(h.logger.at('error')).toContain(`Blocking read due to critical loop: ${message}`);
-    // Not recorded: neither the pre-call record nor the veto outcome changed the history.
-    expect(h.records()).toEqual(before);
+    // The call did not run: one record with the veto outcome and no hash (OpenClaw #127701).
+    const records = h.records();
+    expect(records.slice(0, -1)).toEqual(before);
+    expect(records.at(-1)).toMatchObject({ toolName: 'read', outcomeKind: 'tool-loop-veto' });
+    expect(records.at(-1)!.resultHash).toBeUndefined();
     expect(blockedToolResult(message)).toEqual({
       content: [{ type: 'text', text: message }],
       details: { status: 'blocked', deniedReason: 'tool-loop', reason: message },
     });
-    // Sticky: the next identical call is blocked again.
-    expect(h.check('read', A).blocked).toBe(true);
+    // The next identical call is blocked again, one count higher.
+    expect(h.check('read', A)).toMatchObject({ blocked: true, verdict: { count: 21 } });
   });
 
   it('scenario 69: the same loop in two runs → a warning is emitted once per run', async () => {

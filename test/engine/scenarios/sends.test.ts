@@ -123,20 +123,22 @@ describe('sends (#89090)', () => {
     expect(a2).toBe(a);
   });
 
-  it('scenario 47: sticky block — the loop veto outcome does not reset the streak', async () => {
+  it('scenario 47: sticky block — the loop veto outcome does not reset the streak, it extends it', async () => {
     const h = await EngineHarness.create(C0);
     h.completed(20, 'message', SEND, sendResult);
     const first = h.check('message', SEND);
     expect(first.verdict).toMatchObject({ level: 'critical', detector: 'generic_repeat', count: 20 });
     const veto = R('blocked', { status: 'blocked', deniedReason: 'tool-loop' });
-    // The own veto carries no hash, so nothing is attached or appended.
+    // The own veto carries no hash: it is recorded as a veto, never as an outcome of its own.
     expect(h.resultHash('message', SEND, veto)).toBeUndefined();
     expect(h.resultHash('message', SEND, blockedToolResult(first.verdict!.message))).toBeUndefined();
     h.call('message', SEND, { toolCallId: 'veto-1' });
-    expect(h.outcome('message', SEND, { result: veto }, { toolCallId: 'veto-1' })).toBeUndefined();
+    expect(h.outcome('message', SEND, { result: veto }, { toolCallId: 'veto-1' })).toMatchObject({
+      outcomeKind: 'tool-loop-veto',
+    });
     const again = h.check('message', SEND);
     expect(again.blocked).toBe(true);
-    expect(again.verdict).toMatchObject({ level: 'critical', detector: 'generic_repeat', count: 20 });
+    expect(again.verdict).toMatchObject({ level: 'critical', detector: 'generic_repeat', count: 21 });
   });
 
   it('scenario 48: 20 identical plugin denials of message read → critical (non-loop blocks are hashed)', async () => {

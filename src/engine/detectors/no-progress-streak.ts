@@ -1,0 +1,25 @@
+import type { ResolvedLoopDetectionConfig } from '../config.js';
+import type { NoProgressStreak, ScopedHistory } from '../history/queries.js';
+import type { ToolCallSignature } from '../types.js';
+
+/**
+ * The no-progress streak the detectors compare with their thresholds: the call's own
+ * (same tool and arguments), and for `exec` the larger of that and the terminal-failure
+ * streak across changing arguments (OpenClaw's `max(ordinary, terminal)`; gated by
+ * `detectors.execFailureIdentity`).
+ */
+export function noProgressStreakOf(
+  history: ScopedHistory,
+  call: ToolCallSignature,
+  config: ResolvedLoopDetectionConfig,
+): NoProgressStreak {
+  const ordinary = history.noProgressStreak(call.argsHash, call.toolName);
+  if (call.toolName !== 'exec' || !config.detectors.execFailureIdentity) return ordinary;
+  const terminal = history.terminalExecFailureStreak(call.argsHash);
+  return terminal.count > ordinary.count ? terminal : ordinary;
+}
+
+/** Whether the call is a known poll for the detectors (`wait` only while `detectors.waitPoll` is on). */
+export function isPollCall(call: ToolCallSignature, config: ResolvedLoopDetectionConfig): boolean {
+  return call.knownPoll && (call.toolName !== 'wait' || config.detectors.waitPoll);
+}
