@@ -9,7 +9,13 @@ export {
   DEFAULT_UNKNOWN_TOOL_THRESHOLD,
   DEFAULT_WARNING_THRESHOLD,
 } from './defaults.js';
-export { ConfigFileError, loadConfigFile, parseConfigText, type LoadedConfig } from './load-file.js';
+export {
+  ConfigFileError,
+  loadConfigFile,
+  MAX_CONFIG_FILE_BYTES,
+  parseConfigText,
+  type LoadedConfig,
+} from './load-file.js';
 export { mergeLoopDetectionConfig } from './merge.js';
 export { isPositiveInteger, resolveLoopDetectionConfig, type ResolveOptions } from './resolve.js';
 export type {
