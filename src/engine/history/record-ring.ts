@@ -87,7 +87,7 @@ class NamedArgsHash {
     readonly toolName: string,
     readonly argsHash: string,
   ) {
-    this.key = `${toolName}\u0000${argsHash}`;
+    this.key = joinedKey(toolName, argsHash);
   }
 }
 
@@ -106,7 +106,22 @@ function namesTool(argsHash: string, toolName: string): boolean {
  * so that a pre-computed hash shared by two tools still gives two signatures.
  */
 export function signatureKey(toolName: string, argsHash: string): string {
-  return namesTool(argsHash, toolName) ? argsHash : `${toolName}\u0000${argsHash}`;
+  return namesTool(argsHash, toolName) ? argsHash : joinedKey(toolName, argsHash);
+}
+
+/**
+ * Tool and hash joined by NUL, each escaped so that neither NUL nor `:` is left in them: the join
+ * is unambiguous whatever the two contain (`read\0x` + `h` ≠ `read` + `x\0h`), and the key, with
+ * no `:`, never equals a hash that names its tool (those always contain one).
+ */
+function joinedKey(toolName: string, argsHash: string): string {
+  return `${escapeKeyPart(toolName)}\u0000${escapeKeyPart(argsHash)}`;
+}
+
+function escapeKeyPart(text: string): string {
+  if (!text.includes('\\') && !text.includes(':') && !text.includes('\u0000')) return text;
+  // The escape character first, so that the escapes written next stay unambiguous.
+  return text.replaceAll('\\', '\\\\').replaceAll(':', '\\c').replaceAll('\u0000', '\\0');
 }
 
 /**
