@@ -26,6 +26,10 @@ export type { SpanView } from './spans/span-view.js';
 export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';
 export { traceToolCall, type ToolCallContext, type TraceToolCallOptions } from './instrument/trace-tool-call.js';
 export { markCompactionRetry } from './instrument/mark-compaction-retry.js';
+export { guardAiSdkTools } from './instrument/ai-sdk-tools.js';
+export { guardLangChainTools, type LangChainToolShape } from './instrument/langchain-tools.js';
+export { guardMastraTools } from './instrument/mastra-tools.js';
+export type { GuardToolsOptions } from './instrument/guard-tool-function.js';
 
 export {
   CompactionLoopPersistedError,

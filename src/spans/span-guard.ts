@@ -1,7 +1,7 @@
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import { LoopRun, type GuardAbort } from '../engine/loop-run.js';
 import { guardArmedMessage } from '../engine/post-compaction-guard.js';
-import type { LoopCheck, ToolCallSignature } from '../engine/types.js';
+import type { LoopCheck, OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { RunRegistry, type RunReleaseReason } from './run-registry.js';
 import { RunScopes, type SpanScope } from './run-scope.js';
@@ -86,8 +86,13 @@ interface ToolSpanState<S> {
   call?: ToolCallSignature;
   /** Critical at start: the call did not run, and its outcome is never recorded, so the block stays in force. */
   vetoed: boolean;
-  /** Inside a live tool span of the same call: nothing of its own is judged or recorded. */
-  readonly inner?: boolean;
+  /** Inside a live tool span of the same call (that span's state): nothing of its own is judged or recorded. */
+  readonly outer?: ToolSpanState<S>;
+  /**
+   * The outcome an inner span of this call read as it ended: the call's outcome (a guarded
+   * helper hashes the result its tool returned, before anything is added for the model).
+   */
+  innerOutcome?: OutcomeHash;
 }
 
 /**
@@ -154,7 +159,7 @@ export class SpanGuard<S extends object> {
     run = this.touch(scope);
     const outer = parent && this.tools.get(parent);
     if (outer && outer.tool.toolName === tool.toolName) {
-      this.tools.set(span, { tool, scope, matchedAtEnd: false, vetoed: false, inner: true });
+      this.tools.set(span, { tool, scope, matchedAtEnd: false, vetoed: false, outer });
       return { scope, run, armed, sameCallAs: parent };
     }
     const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, vetoed: false };
@@ -183,7 +188,10 @@ export class SpanGuard<S extends object> {
       const scope: SpanScope = this.scopes.get(span) ?? { runKey: traceIdOf(span), isRunRoot: false };
       state = { tool: late, scope, matchedAtEnd: true, vetoed: false };
     } else this.tools.delete(span);
-    if (state.inner) return undefined;
+    if (state.outer) {
+      state.outer.innerOutcome = state.tool.outcome(span);
+      return undefined;
+    }
     const { tool } = state;
     const scope = state.call ? state.scope : this.settleScope(span, state.scope);
     const run = this.touch(scope);
@@ -196,7 +204,9 @@ export class SpanGuard<S extends object> {
       const check = run.loop.judge(call, tool.toolCallId, true);
       if (check.verdict) verdict = { check: check as CallVerdict['check'], phase: 'end' };
     }
-    const abort = state.vetoed ? undefined : run.loop.complete(call, tool.toolCallId, tool.outcome(span));
+    const abort = state.vetoed
+      ? undefined
+      : run.loop.complete(call, tool.toolCallId, state.innerOutcome ?? tool.outcome(span));
     return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, verdict, abort };
   }
 

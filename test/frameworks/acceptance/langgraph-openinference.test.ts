@@ -5,9 +5,9 @@ import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { HumanMessage } from '@langchain/core/messages';
 import { context } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { traceRun, traceToolCall, type ToolLoopSpanProcessorOptions } from 'tool-loop-guard';
+import { guardLangChainTools, traceRun, traceToolCall, type ToolLoopSpanProcessorOptions } from 'tool-loop-guard';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
-import { nestedToolSpanTest, settle, variantTests, type VariantRun } from '../harness/acceptance.js';
+import { blockingWrapperTest, nestedToolSpanTest, settle, variantTests, type VariantRun } from '../harness/acceptance.js';
 import { guardHarness, useAsyncContext, type GuardHarness } from '../harness/guard.js';
 import { langGraphAgent, RECURSION_LIMIT } from '../harness/langgraph-agent.js';
 import { ToolBody, TOOL_NAME, type LookupArgs, type Variant } from '../harness/scenario.js';
@@ -34,8 +34,8 @@ const openInferenceTool = (span: ReadableSpan): boolean => span.attributes['open
 interface Setup {
   /** `session`: `setSession` + `runSignal(sessionId)`; `traceRun`: the run opened by `traceRun`, its signal passed on. */
   readonly scope: 'session' | 'traceRun';
-  /** Wrap the tool body in `traceToolCall`, to block a call before it runs. */
-  readonly guardTool: boolean;
+  /** Wrap the tool body in `traceToolCall`, or the tool in `guardLangChainTools`, to block a call before it runs. */
+  readonly guardTool: boolean | 'guardLangChainTools';
   readonly abortOnCritical?: boolean;
 }
 
@@ -43,8 +43,8 @@ async function runAgent(variant: Variant, setup: Setup): Promise<VariantRun> {
   const harness = await open({ abortOnCritical: setup.abortOnCritical ?? true });
   const body = new ToolBody(variant);
   const tracer = harness.provider.getTracer('agent');
-  const execute = setup.guardTool ? (args: LookupArgs) => traceToolCall(tracer, { name: TOOL_NAME, args }, () => body.run(args)) : undefined;
-  const agent = langGraphAgent(body, execute);
+  const execute = setup.guardTool === true ? (args: LookupArgs) => traceToolCall(tracer, { name: TOOL_NAME, args }, () => body.run(args)) : undefined;
+  const agent = langGraphAgent(body, execute, setup.guardTool === 'guardLangChainTools' ? (tools) => guardLangChainTools(tools, { tracer }) : undefined);
   const sessionId = randomUUID();
   const invoke = (signal: AbortSignal) =>
     context.with(setSession(context.active(), { sessionId }), () =>
@@ -70,4 +70,8 @@ describe('LangGraph createReactAgent + OpenInference inside traceRun, traceToolC
   // start) are one call: the inner span is judged and recorded, the TOOL span is not.
   variantTests({}, (variant) => runAgent(variant, { scope: 'traceRun', guardTool: true }));
   nestedToolSpanTest(undefined, () => runAgent('loop', { scope: 'traceRun', guardTool: true, abortOnCritical: false }));
+});
+
+describe('LangGraph createReactAgent + OpenInference inside traceRun, tools through guardLangChainTools', () => {
+  blockingWrapperTest(() => runAgent('loop', { scope: 'traceRun', guardTool: 'guardLangChainTools', abortOnCritical: false }));
 });

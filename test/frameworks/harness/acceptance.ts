@@ -228,3 +228,13 @@ export function variantTests(gaps: Partial<Record<Variant, KnownGap>>, run: (var
 export function nestedToolSpanTest(gap: KnownGap | undefined, run: () => Promise<VariantRun>): void {
   gapAwareTests('nested tool spans: one call, counted once', ['counted-once', 'blocked-not-run'], gap, run);
 }
+
+/**
+ * A loop of 30 identical calls through a framework tool wrapper (`guardAiSdkTools`,
+ * `guardLangChainTools`, `guardMastraTools`), `abortOnCritical` off so the model keeps calling:
+ * counted once per call, and calls 21-30 return the blocked result instead of running (20
+ * executions).
+ */
+export function blockingWrapperTest(run: () => Promise<VariantRun>): void {
+  gapAwareTests('blocking wrapper: calls 21-30 blocked before they run', ['counted-once', 'blocked-not-run'], undefined, run);
+}

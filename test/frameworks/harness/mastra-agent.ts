@@ -12,7 +12,11 @@ import { TOOL_NAME, type LookupArgs, type ToolBody } from './scenario.js';
  * Mastra's OTel path: `Observability` with an `OtelBridge`, which creates real OTel spans
  * through the global tracer provider.
  */
-export function mastraAgent(body: ToolBody, execute: (args: LookupArgs) => Promise<unknown> = async (args) => body.run(args)): Agent {
+export function mastraAgent(
+  body: ToolBody,
+  execute: (args: LookupArgs) => Promise<unknown> = async (args) => body.run(args),
+  guard: <T extends Record<string, object>>(tools: T) => T = (tools) => tools,
+): Agent {
   const lookup = createTool({
     id: TOOL_NAME,
     description: 'Looks up an order',
@@ -24,7 +28,7 @@ export function mastraAgent(body: ToolBody, execute: (args: LookupArgs) => Promi
     name: 'order-agent',
     instructions: 'Find the order.',
     model: scriptedModelV3(body.variant),
-    tools: { [TOOL_NAME]: lookup },
+    tools: guard({ [TOOL_NAME]: lookup }),
   });
   const mastra = new Mastra({
     agents: { orderAgent: agent },
