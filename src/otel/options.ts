@@ -25,13 +25,17 @@ export interface ToolLoopSpanProcessorOptions {
   onAbort?: (event: LoopAbortEvent) => void;
   /**
    * Also abort the run's signal on a critical verdict (for spans that cannot be blocked
-   * before they run). Default `false`. Env: `TOOL_LOOP_GUARD_ABORT_ON_CRITICAL`.
+   * before they run). Default `false`. Env: `TOOL_LOOP_GUARD_ABORT_ON_CRITICAL` (same words as
+   * `redactContent`); an unrecognised value keeps the default `false`, with a `diag` warning.
    */
   abortOnCritical?: boolean;
   /**
    * Remove raw `gen_ai.tool.call.arguments` / `gen_ai.tool.call.result` (and the adapters'
-   * content attributes) after hashing, before export — the GenAI ones from any span. Default `false`.
-   * Env: `TOOL_LOOP_GUARD_REDACT_CONTENT`.
+   * content attributes) after hashing, before export — the GenAI ones from any span, each
+   * adapter's from the spans that carry its triggers. Default `false`. Env:
+   * `TOOL_LOOP_GUARD_REDACT_CONTENT` (`true`/`yes`/`on`/`1` or `false`/`no`/`off`/`0`, any
+   * case); any other value, or a non-boolean option, turns it **on** with a `diag` warning.
+   * Needs an SDK that calls `onEnding` (sdk-trace-base >= 2.3), or `wrapExporter`.
    */
   redactContent?: boolean;
   /** Idle time after which a run's state is released, ms. Default 900 000 (15 min). Env: `TOOL_LOOP_GUARD_RUN_IDLE_TTL_MS`. */
@@ -73,6 +77,10 @@ export const DEFAULT_MAX_LIVE_RUNS = 10_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Words a boolean environment variable may hold, compared trimmed and in any case. */
+const TRUE_WORDS: ReadonlySet<string> = new Set(['true', '1', 'yes', 'on']);
+const FALSE_WORDS: ReadonlySet<string> = new Set(['false', '0', 'no', 'off']);
+
 /**
  * The options object as given to `create`, read once: own properties only, each read once (its
  * values as they are). Anything but an object (`null` included) warns and means the defaults;
@@ -93,19 +101,23 @@ export function resolveProcessorOptions(
   env: Env = process.env,
   logger: DiagLogger = diag.createComponentLogger({ namespace: PACKAGE_NAME }),
 ): ResolvedProcessorOptions {
-  const bool = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: boolean): boolean => {
+  /**
+   * A switch: `fallback` when unset, `safe` when set to something that is not a boolean (for
+   * `redactContent`, on: a mistyped switch must not export content).
+   */
+  const bool = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: boolean, safe: boolean): boolean => {
     const explicit = options[key];
     if (explicit !== undefined) {
       if (typeof explicit === 'boolean') return explicit;
-      logger.warn(`option ${key} must be a boolean, got ${typeof explicit}; using ${fallback}`);
-      return fallback;
+      logger.warn(`option ${key} must be a boolean, got ${describeValue(explicit)}; using ${safe}`);
+      return safe;
     }
     const raw = env[envKey]?.trim().toLowerCase();
     if (raw === undefined || raw === '') return fallback;
-    if (raw === 'true' || raw === '1') return true;
-    if (raw === 'false' || raw === '0') return false;
-    logger.warn(`${envKey}=${JSON.stringify(raw)} is not a boolean; using ${fallback}`);
-    return fallback;
+    if (TRUE_WORDS.has(raw)) return true;
+    if (FALSE_WORDS.has(raw)) return false;
+    logger.warn(`${envKey}=${describeValue(raw)} is not a boolean (true/false, yes/no, on/off, 1/0); using ${safe}`);
+    return safe;
   };
   const positive = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: number): number => {
     const explicit = options[key];
@@ -140,8 +152,9 @@ export function resolveProcessorOptions(
 
   return {
     configFile: options.config === undefined ? configFile : undefined,
-    abortOnCritical: bool('abortOnCritical', 'TOOL_LOOP_GUARD_ABORT_ON_CRITICAL', false),
-    redactContent: bool('redactContent', 'TOOL_LOOP_GUARD_REDACT_CONTENT', false),
+    // An unreadable abortOnCritical keeps its default: a typo must not start stopping runs.
+    abortOnCritical: bool('abortOnCritical', 'TOOL_LOOP_GUARD_ABORT_ON_CRITICAL', false, false),
+    redactContent: bool('redactContent', 'TOOL_LOOP_GUARD_REDACT_CONTENT', false, true),
     runIdleTtlMs: positive('runIdleTtlMs', 'TOOL_LOOP_GUARD_RUN_IDLE_TTL_MS', DEFAULT_RUN_IDLE_TTL_MS),
     maxLiveRuns: positive('maxLiveRuns', 'TOOL_LOOP_GUARD_MAX_LIVE_RUNS', DEFAULT_MAX_LIVE_RUNS),
     hashSeed:

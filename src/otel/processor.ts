@@ -19,6 +19,7 @@ import type { RunReleaseReason } from '../spans/run-registry.js';
 import { SpanGuard, type GuardedRun } from '../spans/span-guard.js';
 import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js';
 import { PACKAGE_NAME } from '../version.js';
+import { ContentRedaction } from './content-redaction.js';
 import { annotatedView, DeferredAnnotations } from './deferred-annotations.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
 import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
@@ -54,6 +55,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private readonly guard: SpanGuard<Span | ReadableSpan>;
   private readonly signals: RunSignals;
   private readonly emitter: LoopEventEmitter;
+  /** What `redactContent` removes from each span. */
+  private readonly redaction: ContentRedaction;
   /** What this processor offers the helpers whose spans it sees start. */
   private readonly bridge: HelperBridge;
   private readonly released: Record<RunReleaseReason, number> = { 'root-ended': 0, idle: 0, capacity: 0, shutdown: 0 };
@@ -78,6 +81,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.log = log;
     this.signals = new RunSignals(options.maxLiveRuns);
     this.emitter = new LoopEventEmitter(options, counter, log, this.signals);
+    this.redaction = ContentRedaction.of(options.adapters);
     this.guard = new SpanGuard<Span | ReadableSpan>({
       reader: new AdapterSpanReader(options.adapters, digester),
       configFor: (agentId) => resolver.forAgent(agentId),
@@ -244,31 +248,43 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   private finishWithoutOnEnding(span: ReadableSpan): void {
     const recorder = this.exportsWrapped ? this.deferred.recorder(span) : undefined;
-    const tool = this.finish(span, recorder);
-    if (!tool) return;
-    if (recorder && this.options.redactContent) this.deferred.redact(span, tool.adapter?.contentAttributes ?? []);
-    if (!recorder && !this.noOnEndingReported) {
+    let tool: ToolCallSource | undefined;
+    try {
+      tool = this.finish(span, recorder);
+    } finally {
+      // Content on any span, tool call or not, and whether or not detection failed.
+      if (recorder && this.options.redactContent) this.deferred.redact(span, this.redactionKeys(span, tool));
+    }
+    if (!recorder && (tool || this.options.redactContent) && !this.noOnEndingReported) {
       this.noOnEndingReported = true;
       this.log.warn(
-        `this OpenTelemetry SDK does not call onEnding (sdk-trace-base before 2.3): loop events (tool_loop.*) and the tool_loop.verdict attribute${this.options.redactContent ? ', and redactContent,' : ''} cannot reach exported spans; callbacks, metrics and run aborts still work. Wrap the exporter with wrapExporter(exporter, processor) to apply them at export time. Reported once.`,
+        this.options.redactContent
+          ? `this OpenTelemetry SDK does not call onEnding (redactContent needs sdk-trace-base >= 2.3): content cannot be redacted on this SDK, so raw tool arguments and results reach exported spans, and so do no loop events (tool_loop.*) or tool_loop.verdict; callbacks, metrics and run aborts still work. Wrap the exporter with wrapExporter(exporter, processor) to redact and annotate at export time. Reported once.`
+          : `this OpenTelemetry SDK does not call onEnding (sdk-trace-base before 2.3): loop events (tool_loop.*) and the tool_loop.verdict attribute cannot reach exported spans; callbacks, metrics and run aborts still work. Wrap the exporter with wrapExporter(exporter, processor) to apply them at export time. Reported once.`,
       );
     }
   }
 
   /**
    * `redactContent`: removes raw tool content after hashing, before export — the GenAI content
-   * attributes on any span, and the content attributes of the adapter that matched it. Runs
-   * even when detection failed, so content is never exported by mistake.
+   * attributes on any span, every adapter's on the spans that carry its triggers, and those of
+   * the adapter that matched it. Runs even when detection failed, so content is never exported
+   * by mistake.
    */
   private redact(span: Span, tool: ToolCallSource | undefined): void {
     try {
       const attributes = span.attributes as Record<string, unknown>;
-      delete attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
-      delete attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT];
-      for (const key of tool?.adapter?.contentAttributes ?? []) delete attributes[key];
+      for (const key of this.redactionKeys(span, tool)) delete attributes[key];
     } catch (error) {
       this.log.error(`redaction failed: ${describeError(error)}`);
     }
+  }
+
+  /** The content keys `redactContent` removes from a span: see {@link ContentRedaction}, and the matched adapter's. */
+  private redactionKeys(span: Span | ReadableSpan, tool: ToolCallSource | undefined): string[] {
+    const keys = this.redaction.keysFor(span);
+    const matched = tool?.adapter?.contentAttributes;
+    return matched ? [...keys, ...matched] : keys;
   }
 
   private onRelease(_run: GuardedRun, reason: RunReleaseReason): void {

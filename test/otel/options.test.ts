@@ -35,19 +35,24 @@ describe('defaults', () => {
 });
 
 type BooleanKey = 'abortOnCritical' | 'redactContent';
-const BOOLEANS: Array<[BooleanKey, string]> = [
-  ['abortOnCritical', 'TOOL_LOOP_GUARD_ABORT_ON_CRITICAL'],
-  ['redactContent', 'TOOL_LOOP_GUARD_REDACT_CONTENT'],
+/** Each switch with the value an unreadable setting gives: redaction fails closed (on), aborts keep their default. */
+const BOOLEANS: Array<[BooleanKey, string, boolean]> = [
+  ['abortOnCritical', 'TOOL_LOOP_GUARD_ABORT_ON_CRITICAL', false],
+  ['redactContent', 'TOOL_LOOP_GUARD_REDACT_CONTENT', true],
 ];
 
-describe.each(BOOLEANS)('%s / %s', (key, envKey) => {
+describe.each(BOOLEANS)('%s / %s', (key, envKey, safe) => {
   it.each([
     ['true', true],
     ['1', true],
     [' TRUE ', true],
+    ['yes', true],
+    ['On', true],
     ['false', false],
     ['0', false],
     ['False', false],
+    ['no', false],
+    [' OFF ', false],
   ])('env %j applies when the option is absent → %s', (raw, expected) => {
     const { resolved, warnings } = resolve({}, { [envKey]: raw });
     expect(resolved[key]).toBe(expected);
@@ -69,19 +74,23 @@ describe.each(BOOLEANS)('%s / %s', (key, envKey) => {
     expect(warnings).toEqual([]);
   });
 
-  it.each(['yes', 'on', '2', 'truee'])('invalid env %j → default false, with a warning naming the env var', (raw) => {
-    const { resolved, warnings } = resolve({}, { [envKey]: raw });
-    expect(resolved[key]).toBe(false);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(envKey);
-  });
+  it.each(['2', 'truee', 'perhaps', 'y'])(
+    'invalid env %j → the safe value, with a warning naming the env var',
+    (raw) => {
+      const { resolved, warnings } = resolve({}, { [envKey]: raw });
+      expect(resolved[key]).toBe(safe);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(envKey);
+      expect(warnings[0]).toContain(`using ${safe}`);
+    },
+  );
 
   it.each(['true', 1, null])(
-    'invalid explicit %j → default false (not the env), with a warning naming the option',
+    'invalid explicit %j → the safe value (not the env), with a warning naming the option',
     (explicit) => {
       const options = { [key]: explicit } as unknown as ToolLoopSpanProcessorOptions;
-      const { resolved, warnings } = resolve(options, { [envKey]: 'true' });
-      expect(resolved[key]).toBe(false);
+      const { resolved, warnings } = resolve(options, { [envKey]: safe ? 'false' : 'true' });
+      expect(resolved[key]).toBe(safe);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain(`option ${key}`);
     },
