@@ -25,6 +25,7 @@ import { HelperRequest, type HelperBridge } from './helper-bridge.js';
 import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
 import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
 import { createLoopEventCounter } from './metrics.js';
+import { PipelineChecks } from './pipeline-checks.js';
 import {
   readProcessorOptions,
   resolveProcessorOptions,
@@ -68,6 +69,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   /** Set once an exporter was wrapped with `wrapExporter` for this processor. */
   private exportsWrapped = false;
   private noOnEndingReported = false;
+  private readonly checks: PipelineChecks;
   /** Set by `shutdown()`: later hooks do nothing. */
   private isShutDown = false;
 
@@ -80,6 +82,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   ) {
     this.log = log;
     this.signals = new RunSignals(options.maxLiveRuns);
+    this.checks = new PipelineChecks(log, this, () => this.exportsWrapped);
     this.emitter = new LoopEventEmitter(options, counter, log, this.signals);
     this.redaction = ContentRedaction.of(options.adapters);
     this.guard = new SpanGuard<Span | ReadableSpan>({
@@ -153,6 +156,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
       const started = this.guard.start(span, span.spanContext(), parent);
       if (!started) return;
+      if (started.tool)
+        this.checks.toolSpan(span, parent === undefined && started.scope.runKey === span.spanContext().traceId);
       if (started.armed) this.emitter.armed(span, started.scope, started.armed);
       // The inner span of a call already judged: the helper inside reads the call's verdict from it.
       const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
@@ -234,6 +239,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private finish(span: Span | ReadableSpan, writable: ApiSpan | undefined): ToolCallSource | undefined {
     const finished = this.guard.finish(span);
     if (!finished) return undefined;
+    if (finished.matchedAtEnd)
+      this.checks.toolSpan(span, !hasParent(span) && finished.scope.runKey === span.spanContext().traceId);
     const target = writable ?? (span as ApiSpan);
     const annotate = writable !== undefined;
     if (finished.verdict)
