@@ -52,15 +52,18 @@ export type {
   LoopDetectorName,
   LoopLevel,
   LoopVerdict,
+  OutcomeKind,
   ToolCallRecord,
   ToolCallSignature,
 } from './engine/types.js';
+export type { GuardWindowSummary } from './engine/post-compaction-guard.js';
 export {
   COMPACTION_LOOP_PERSISTED_CODE,
   CompactionLoopPersistedError,
   type CompactionLoopPersistedDetails,
 } from './engine/errors/compaction-loop-persisted-error.js';
 export { TOOL_LOOP_BLOCKED_CODE, ToolLoopBlockedError } from './engine/errors/tool-loop-blocked-error.js';
+export { toolLoopSystemNote } from './engine/system-note.js';
 export { silentLogger, type EngineLogger } from './util/logger.js';
 
 // Configuration: OpenClaw-shaped blocks, resolved to what a LoopRun runs with.

@@ -24,7 +24,16 @@ export {
 export type { SpanView } from './spans/span-view.js';
 
 export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';
-export { traceToolCall, type ToolCallContext, type TraceToolCallOptions } from './instrument/trace-tool-call.js';
+export {
+  traceToolCall,
+  traceToolCallBatch,
+  type ToolCallBatchEntry,
+  type ToolCallContext,
+  type TraceToolCallOptions,
+} from './instrument/trace-tool-call.js';
+export type { ToolLoopBlockedResult, ToolLoopIntervention } from './instrument/tool-loop-results.js';
+export type { CriticalStage } from './instrument/run-recovery.js';
+export { toolLoopSystemNote } from './engine/system-note.js';
 export { markCompactionRetry } from './instrument/mark-compaction-retry.js';
 export { guardAiSdkTools } from './instrument/ai-sdk-tools.js';
 export { guardLangChainTools, type LangChainToolShape } from './instrument/langchain-tools.js';

@@ -32,6 +32,17 @@ export const ATTR_TOOL_LOOP_POLL = 'tool_loop.poll';
 export const ATTR_TOOL_LOOP_UNKNOWN_TOOL = 'tool_loop.unknown_tool';
 /** Run scope, on the tool span or any ancestor. */
 export const ATTR_TOOL_LOOP_RUN_ID = 'tool_loop.run_id';
+/**
+ * Facts of a pre-computed outcome, read with `tool_loop.result_hash` (written by `traceToolCall`):
+ * the outcome kind (`terminal-exec-failure`, `argument-validation`, `write-mutation`,
+ * `tool-loop-veto`), an `exec` failure identity, a typed-error identity `<family>:<CODE>`, a
+ * write's target digest, and `true` for a no-progress result that is not an error.
+ */
+export const ATTR_TOOL_LOOP_OUTCOME_KIND = 'tool_loop.outcome_kind';
+export const ATTR_TOOL_LOOP_FAILURE_IDENTITY_HASH = 'tool_loop.failure_identity_hash';
+export const ATTR_TOOL_LOOP_TYPED_ERROR = 'tool_loop.typed_error';
+export const ATTR_TOOL_LOOP_MUTATION_TARGET_HASH = 'tool_loop.mutation_target_hash';
+export const ATTR_TOOL_LOOP_NO_PROGRESS = 'tool_loop.no_progress';
 /** `compaction.retry` = true on any span arms the post-compaction guard for its run. */
 export const ATTR_COMPACTION_RETRY = 'compaction.retry';
 
@@ -44,6 +55,8 @@ export const EVENT_TOOL_LOOP_BLOCKED = 'tool_loop.blocked';
 export const EVENT_TOOL_LOOP_ABORTED = 'tool_loop.aborted';
 /** Post-compaction guard armed. */
 export const EVENT_TOOL_LOOP_GUARD_ARMED = 'tool_loop.guard_armed';
+/** A post-compaction window closed without an abort (with its `tool_loop.pre_compaction_repeats`). */
+export const EVENT_TOOL_LOOP_GUARD_WINDOW_CLOSED = 'tool_loop.guard_window_closed';
 
 // ── Event attributes ─────────────────────────────────────────────
 export const ATTR_TOOL_LOOP_DETECTOR = 'tool_loop.detector';
@@ -54,6 +67,27 @@ export const ATTR_TOOL_LOOP_MESSAGE = 'tool_loop.message';
 export const ATTR_TOOL_LOOP_WARNING_KEY = 'tool_loop.warning_key';
 export const ATTR_TOOL_LOOP_PAIRED_TOOL = 'tool_loop.paired_tool';
 export const ATTR_TOOL_LOOP_WINDOW_SIZE = 'tool_loop.window_size';
+/**
+ * On `tool_loop.warning`: OpenClaw's system note for the model, `[System note: Tool-loop warning
+ * after N repeated calls. …]`, which `traceToolCall` appends to the warned call's result;
+ * integrations that build their own result append this value.
+ */
+export const ATTR_TOOL_LOOP_SYSTEM_NOTE = 'tool_loop.system_note';
+/** On `argument_churn` warnings: `argument_churn`, the run shows activity without progress. */
+export const ATTR_TOOL_LOOP_LIVENESS_SIGNAL = 'tool_loop.liveness_signal';
+/** On `argument_churn` warnings: the churn's liveness clock, ms since the churn became active (not reset by other activity). */
+export const ATTR_TOOL_LOOP_CHURN_ACTIVE_MS = 'tool_loop.churn_active_ms';
+/** Calls of a post-compaction window that repeat a (tool, args) of the 16 outcomes before the compaction. */
+export const ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS = 'tool_loop.pre_compaction_repeats';
+/** On `tool_loop.guard_window_closed`: calls the window observed. */
+export const ATTR_TOOL_LOOP_TOOL_CALLS = 'tool_loop.tool_calls';
+/** On `tool_loop.guard_window_closed`: the tools that repeated a pre-compaction call (sorted, comma-joined). */
+export const ATTR_TOOL_LOOP_REPEATED_TOOLS = 'tool_loop.repeated_tools';
+/**
+ * On a span `traceToolCall` did not execute: `recovery` for the run's first critical (one recovery
+ * turn), `terminate` for the critical that ends the run, `sibling` for a batch member not run.
+ */
+export const ATTR_TOOL_LOOP_INTERVENTION = 'tool_loop.intervention';
 /** `error.type` on the abort event; value {@link COMPACTION_LOOP_PERSISTED}. */
 export const ATTR_ERROR_TYPE = 'error.type';
 
@@ -71,6 +105,10 @@ export const ACTION_ARM = 'arm';
 export const VERDICT_WARNING = 'warning';
 export const VERDICT_CRITICAL = 'critical';
 export const VERDICT_ABORTED = 'aborted';
+export const INTERVENTION_RECOVERY = 'recovery';
+export const INTERVENTION_TERMINATE = 'terminate';
+export const INTERVENTION_SIBLING = 'sibling';
+export const LIVENESS_ARGUMENT_CHURN = 'argument_churn';
 
 // ── Metrics ──────────────────────────────────────────────────────
 /** Counter of emitted loop events, by action, detector, level, tool and agent. */

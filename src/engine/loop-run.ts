@@ -75,6 +75,7 @@ export class LoopRun {
     const view = this.history.scopedView(this.runId, projected);
     const finding = detectToolCallLoop(view, call, this.config);
     const churning = finding?.verdict.detector === 'argument_churn';
+    // OpenClaw's liveness clock: it runs while churn stays active, and ordinary activity does not refresh it.
     if (!churning) this.churnSince = undefined;
     else this.churnSince ??= this.now();
     if (!finding) return NOTHING;
@@ -87,9 +88,9 @@ export class LoopRun {
     this.suppression ??= new WarningSuppression();
     const emit = this.suppression.shouldEmit(verdict, this.config.warningThreshold);
     if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
-    return churning
-      ? { verdict, emit, blocked: false, churnActiveSince: this.churnSince }
-      : { verdict, emit, blocked: false };
+    if (!churning) return { verdict, emit, blocked: false };
+    const since = this.churnSince!;
+    return { verdict, emit, blocked: false, churnActiveSince: since, churnActiveMs: this.now() - since };
   }
 
   /**

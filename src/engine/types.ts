@@ -101,4 +101,6 @@ export interface LoopCheck {
    * Ordinary tool activity does not reset it; a novel argument or a different result does.
    */
   readonly churnActiveSince?: number;
+  /** While argument churn is active: how long it has been (the run's clock, ms; its liveness clock). */
+  readonly churnActiveMs?: number;
 }

@@ -13,8 +13,10 @@ export interface GuardToolsOptions {
    */
   readonly onBlocked?: 'result' | 'throw';
   /**
-   * Append OpenClaw's warning text to a string result, after a blank line, so the model reads
-   * it on the call that drew the warning. Default `true`. (The result is hashed before.)
+   * Append OpenClaw's system note (`[System note: Tool-loop warning after N repeated calls. …]`)
+   * to the result of the call that drew a warning, so the model reads it: after a blank line for
+   * a string, as one more text item for an OpenClaw-shaped result (`traceToolCall`'s
+   * `appendWarningNote`). Default `true`. (The result is hashed before.)
    */
   readonly appendWarning?: boolean;
   /** Also record raw arguments and result on the span (`gen_ai.tool.call.*`). Default `false`. */
@@ -38,9 +40,8 @@ export function guardToolFunction<A extends unknown[], R>(
   callIdOf: (...args: A) => string | undefined,
   execute: (...args: A) => R | Promise<R>,
 ): (...args: A) => Promise<R | BlockedToolResult> {
-  return async (...args: A) => {
-    let warning: string | undefined;
-    const result = await traceToolCall(
+  return (...args: A) =>
+    traceToolCall(
       options.tracer,
       {
         name,
@@ -48,15 +49,10 @@ export function guardToolFunction<A extends unknown[], R>(
         callId: callIdOf(...args),
         onBlocked: options.onBlocked,
         recordContent: options.recordContent,
+        appendWarningNote: options.appendWarning !== false,
       },
-      (call) => {
-        warning = call.warning;
-        return execute(...args);
-      },
+      () => execute(...args),
     );
-    if (warning === undefined || options.appendWarning === false || typeof result !== 'string') return result;
-    return `${result}\n\n${warning}` as R;
-  };
 }
 
 /** A string-valued property of an object argument, if any (frameworks pass call ids in option objects). */

@@ -1,5 +1,6 @@
 import { context, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { HelperRequest } from '../otel/helper-bridge.js';
+import { RunRecovery } from './run-recovery.js';
 import {
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -15,6 +16,13 @@ export interface TraceRunOptions {
   agentId?: string;
   /** Root span name. Default `invoke_agent <agentId>` or `invoke_agent`. */
   spanName?: string;
+  /**
+   * OpenClaw's one recovery turn: the run's first critical verdict on a `traceToolCall` is not
+   * run and tells the model to reassess; the second ends the run (its signal aborts with the
+   * `ToolLoopBlockedError`, the blocked result has `terminate: true`). `false`: every critical is
+   * a recovery turn and no critical ends the run. Default `true`.
+   */
+  endOnSecondCritical?: boolean;
 }
 
 /** What the run body receives. */
@@ -22,8 +30,9 @@ export interface RunContext {
   /** The run's root span (active for the body). */
   readonly span: Span;
   /**
-   * Aborted with a `CompactionLoopPersistedError` when the post-compaction guard fires, and
-   * with a `ToolLoopBlockedError` on a critical verdict when the processor has `abortOnCritical`.
+   * Aborted with a `CompactionLoopPersistedError` when the post-compaction guard fires, with a
+   * `ToolLoopBlockedError` on the run's second critical `traceToolCall` (see
+   * `endOnSecondCritical`), and on any critical verdict when the processor has `abortOnCritical`.
    * Pass it to model calls and long-running tools.
    */
   readonly signal: AbortSignal;
@@ -53,9 +62,13 @@ export async function traceRun<T>(
     (options.agentId ? `${GEN_AI_OPERATION_INVOKE_AGENT} ${options.agentId}` : GEN_AI_OPERATION_INVOKE_AGENT);
   // The processor that sees the root span start registers the run's controller: only that
   // processor's loops abort this run, whatever other providers run with the same run id.
-  const { request, context: runContext } = HelperRequest.start(context.active());
+  const { request, context: helperContext } = HelperRequest.start(context.active());
+  const controller = new AbortController();
+  const runContext = RunRecovery.bind(
+    helperContext,
+    new RunRecovery(controller, options.endOnSecondCritical !== false),
+  );
   return tracer.startActiveSpan(name, { attributes }, runContext, async (span) => {
-    const controller = new AbortController();
     const unregister = request.close()?.registerRun(runId, controller);
     try {
       const result = await fn({ span, signal: controller.signal, runId });

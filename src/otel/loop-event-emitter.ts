@@ -8,6 +8,7 @@ import type { CallVerdict, GuardedRun, SpanStarted } from '../spans/span-guard.j
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
 import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
 import type { RunSignals } from './run-signals.js';
+import { verdictEventAttributes } from './verdict-attributes.js';
 
 /** What the emitter does besides span events and metrics. */
 export interface EmitterOptions {
@@ -71,12 +72,7 @@ export class LoopEventEmitter {
           toolName,
           agentId: scope.agentId,
         },
-        verdict.pairedToolName === undefined
-          ? { [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey }
-          : {
-              [sc.ATTR_TOOL_LOOP_WARNING_KEY]: verdict.warningKey,
-              [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: verdict.pairedToolName,
-            },
+        verdictEventAttributes(verdict, check),
         annotate,
       );
       this.invoke('onLoopEvent', () => ({
@@ -114,7 +110,10 @@ export class LoopEventEmitter {
         toolName: verdict.toolName,
         agentId: scope.agentId,
       },
-      { [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED },
+      {
+        [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED,
+        [sc.ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS]: verdict.preCompactionRepeats,
+      },
       annotate,
     );
     this.invoke('onAbort', () => ({

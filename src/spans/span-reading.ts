@@ -140,7 +140,8 @@ export function hashToolSpanOutcome(
   params: unknown,
   end: ToolCallEnd,
 ): OutcomeHash {
-  if (end.resultHash !== undefined) return { resultHash: end.resultHash, unknownToolName: end.unknownToolName };
+  if (end.resultHash !== undefined || end.outcomeFacts?.outcomeKind === 'tool-loop-veto')
+    return { ...end.outcomeFacts, resultHash: end.resultHash, unknownToolName: end.unknownToolName };
   if (end.isError) return hashToolOutcome(digester, { toolName, params, error: end.errorText ?? '', isError: true });
   if (!end.hasResult) return {};
   return hashToolOutcome(digester, { toolName, params, result: parseJsonAttribute(end.result) });

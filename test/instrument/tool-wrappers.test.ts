@@ -8,6 +8,7 @@ import {
   ToolLoopBlockedError,
   traceRun,
   type GuardToolsOptions,
+  toolLoopSystemNote,
 } from '../../src/index.js';
 import { createOtelHarness, installContextManager, LOW_THRESHOLDS, resetOtelGlobals } from '../helpers/otel-harness.js';
 
@@ -41,7 +42,7 @@ const optionsWith = async (extra: Partial<GuardToolsOptions> = {}) => {
 };
 
 describe('framework tool wrappers', () => {
-  it('guardAiSdkTools: blocked calls return the blocked result, the warning is appended to a string result', async () => {
+  it('guardAiSdkTools: blocked calls return the blocked result, the system note is appended to a string result', async () => {
     const { harness, options } = await optionsWith();
     let executions = 0;
     const tools = guardAiSdkTools(
@@ -57,16 +58,19 @@ describe('framework tool wrappers', () => {
       options,
     );
     const results: unknown[] = [];
-    await traceRun(harness.tracer, { runId: 'ai' }, async () => {
+    const run = traceRun(harness.tracer, { runId: 'ai' }, async () => {
       for (let n = 0; n < 6; n += 1)
         results.push(await tools.lookup.execute?.({ id: 1 }, { toolCallId: `c${n}`, messages: [] }));
     });
+    // The fifth call is the run's one recovery turn; the sixth, a second critical, ends the run.
+    await expect(run).rejects.toBeInstanceOf(ToolLoopBlockedError);
+    expect(results[5]).toMatchObject({ terminate: true, executionStarted: false });
     expect(executions).toBe(4);
     expect(results[0]).toBe('pending');
-    expect(String(results[2])).toMatch(/^pending\n\nWARNING/);
+    expect(results[2]).toBe(`pending\n\n${toolLoopSystemNote(2)}`);
     expect(results[3]).toBe('pending');
     expect(results[4]).toMatchObject({ details: { status: 'blocked', deniedReason: 'tool-loop' } });
-    // The appended warning is not part of the outcome: the streak is unbroken and the call blocked.
+    // The appended note is not part of the outcome: the streak is unbroken and the call blocked.
     expect(harness.loopEvents.map((event) => event.level)).toEqual(['warning', 'critical', 'critical']);
   });
 

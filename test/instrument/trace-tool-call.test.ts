@@ -5,7 +5,13 @@
  */
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ToolLoopBlockedError, traceRun, traceToolCall, type ToolCallContext } from '../../src/index.js';
+import {
+  ToolLoopBlockedError,
+  toolLoopSystemNote,
+  traceRun,
+  traceToolCall,
+  type ToolCallContext,
+} from '../../src/index.js';
 import { C0, createOtelHarness, R, resetOtelGlobals, sc, type OtelHarness } from '../helpers/otel-harness.js';
 
 afterEach(() => {
@@ -24,20 +30,28 @@ describe('traceToolCall blocks before execution', () => {
   it('never executes a blocked tool: 25 identical calls run the tool exactly 20 times and return the blocked result 5 times', async () => {
     const h = await harness();
     const execute = vi.fn(() => R('same output', { ok: true }));
-    const results = await traceRun(h.tracer, { runId: 'run-spy' }, async () => {
+    // endOnSecondCritical off: every critical is a recovery turn, so all 25 calls are asked for.
+    const results = await traceRun(h.tracer, { runId: 'run-spy', endOnSecondCritical: false }, async () => {
       const out = [];
       for (let i = 0; i < 25; i += 1)
         out.push(await traceToolCall(h.tracer, { name: 'read', args: { path: '/same.txt' } }, execute));
       return out;
     });
     expect(execute).toHaveBeenCalledTimes(20);
-    for (const result of results.slice(0, 20)) expect(result).toEqual(R('same output', { ok: true }));
+    // The 11th call drew the warning at count 10: its result carries OpenClaw's system note.
+    const withNote = R('same output', { ok: true });
+    withNote.content.push({ type: 'text', text: toolLoopSystemNote(10) });
+    results
+      .slice(0, 20)
+      .forEach((result, i) => expect(result).toEqual(i === 10 ? withNote : R('same output', { ok: true })));
     // Each blocked call is recorded as a loop veto, so the count goes on: 20, 21, … 24.
     results.slice(20).forEach((result, i) => {
-      const text = genericCritical(20 + i);
-      expect(result).toEqual({
-        content: [{ type: 'text', text }],
-        details: { status: 'blocked', deniedReason: 'tool-loop', reason: text },
+      const reason = genericCritical(20 + i);
+      expect(result).toMatchObject({
+        content: [{ type: 'text', text: expect.stringContaining(reason) as string }],
+        details: { status: 'blocked', deniedReason: 'tool-loop', reason, intervention: { stage: 'recovery' } },
+        isError: true,
+        executionStarted: false,
       });
     });
     const blockedSpans = h.events(sc.EVENT_TOOL_LOOP_BLOCKED).map(({ span }) => span);
@@ -197,7 +211,7 @@ describe('traceToolCall records the outcome', () => {
 
   it('ends every tool span it starts, including blocked ones', async () => {
     const h = await harness();
-    await traceRun(h.tracer, { runId: 'run-ends' }, async () => {
+    await traceRun(h.tracer, { runId: 'run-ends', endOnSecondCritical: false }, async () => {
       for (let i = 0; i < 22; i += 1)
         await traceToolCall(h.tracer, { name: 'read', args: { path: '/a' } }, () => 'same');
     });

@@ -6,7 +6,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDigester, hashToolArgs } from '../../src/engine-entry.js';
-import { CompactionLoopPersistedError, markCompactionRetry, traceRun, traceToolCall } from '../../src/index.js';
+import {
+  CompactionLoopPersistedError,
+  markCompactionRetry,
+  toolLoopSystemNote,
+  traceRun,
+  traceToolCall,
+} from '../../src/index.js';
 import {
   createOtelHarness,
   R,
@@ -131,8 +137,9 @@ describe('two processors on two providers in one process, both running traceRun(
     await traceRun(b.tracer, { runId: 'job-1' }, async () => {
       results.push(await traceToolCall(b.tracer, { name: 'read', args: ARGS }, () => 'ok'));
     });
-    // A warned on its third identical call and blocked the fourth (critical 3); B's first call of the same run id ran.
-    expect(results.slice(0, 3)).toEqual(['ok', 'ok', 'ok']);
+    // A warned on its third identical call (its result carries the system note) and blocked the
+    // fourth (critical 3); B's first call of the same run id ran.
+    expect(results.slice(0, 3)).toEqual(['ok', 'ok', `ok\n\n${toolLoopSystemNote(2)}`]);
     expect(results[3]).toMatchObject({ details: { status: 'blocked' } });
     expect(results[4]).toBe('ok');
     expect(a.loopEvents.map((event) => event.level)).toEqual(['warning', 'critical']);

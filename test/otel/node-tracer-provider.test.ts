@@ -2,8 +2,11 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blockedToolResult, ToolLoopSpanProcessor, traceRun, traceToolCall } from '../../src/index.js';
+import { ToolLoopBlockedError, ToolLoopSpanProcessor, traceRun, traceToolCall } from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
+
+const critical = (count: number) =>
+  `CRITICAL: Called read with identical arguments and identical outcomes ${count} times. Session execution blocked to prevent runaway loops.`;
 
 describe('with NodeTracerProvider (the README setup)', () => {
   afterAll(() => {
@@ -23,20 +26,19 @@ describe('with NodeTracerProvider (the README setup)', () => {
 
     let executed = 0;
     const results: unknown[] = [];
-    await traceRun(tracer, { runId: 'node-run', agentId: 'coder' }, async () => {
+    const run = traceRun(tracer, { runId: 'node-run', agentId: 'coder' }, async () => {
       for (let i = 0; i < 7; i += 1) {
         results.push(
           await traceToolCall(tracer, { name: 'read', args: { path: 'a.txt' } }, () => ((executed += 1), 'same text')),
         );
       }
     });
+    // The first critical is the run's one recovery turn; the second ends the run.
+    await expect(run).rejects.toBeInstanceOf(ToolLoopBlockedError);
 
     expect(executed).toBe(5);
-    expect(results.at(-1)).toEqual(
-      blockedToolResult(
-        'CRITICAL: Called read with identical arguments and identical outcomes 6 times. Session execution blocked to prevent runaway loops.',
-      ),
-    );
+    expect(results[5]).toMatchObject({ details: { reason: critical(5), intervention: { stage: 'recovery' } } });
+    expect(results.at(-1)).toMatchObject({ details: { reason: critical(6) }, terminate: true });
     const names = exporter.getFinishedSpans().flatMap((span) => span.events.map((event) => event.name));
     expect(names.filter((name) => name === sc.EVENT_TOOL_LOOP_WARNING)).toHaveLength(1);
     expect(names.filter((name) => name === sc.EVENT_TOOL_LOOP_BLOCKED)).toHaveLength(2);

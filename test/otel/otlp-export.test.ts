@@ -119,6 +119,8 @@ describe('OTLP/HTTP JSON export of loop events', () => {
       [sc.ATTR_GEN_AI_AGENT_ID]: AGENT,
       [sc.ATTR_TOOL_LOOP_WARNING_KEY]: expect.stringMatching(/^pingpong:/) as string,
       [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: 'list',
+      [sc.ATTR_TOOL_LOOP_SYSTEM_NOTE]:
+        '[System note: Tool-loop warning after 3 repeated calls. Change your approach or stop if you are not making progress.]',
     });
     expect(otlpAttributes(span.attributes)[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('warning');
   });

@@ -110,7 +110,7 @@ describe('hostile and broken input', () => {
     harness = await createOtelHarness({ config: SMALL, contextManager: true });
     const big = 'Z'.repeat(MB10);
     let executed = 0;
-    const outcomes = await traceRun(harness.tracer, { runId: 'helper-big' }, async () => {
+    const outcomes = await traceRun(harness.tracer, { runId: 'helper-big', endOnSecondCritical: false }, async () => {
       const out: unknown[] = [];
       for (let i = 0; i < 5; i += 1) {
         out.push(
@@ -131,7 +131,7 @@ describe('hostile and broken input', () => {
   it('deeply nested (depth 10 000) args and results through traceToolCall: hashed without recursion, loops caught', async () => {
     harness = await createOtelHarness({ config: SMALL, contextManager: true });
     let executed = 0;
-    await traceRun(harness.tracer, { runId: 'deep' }, async () => {
+    await traceRun(harness.tracer, { runId: 'deep', endOnSecondCritical: false }, async () => {
       for (let i = 0; i < 5; i += 1) {
         await traceToolCall(harness!.tracer, { name: 'deep_tool', args: deep(10_000, 'object') }, () => {
           executed += 1;
@@ -184,7 +184,7 @@ describe('hostile and broken input', () => {
   it('circular args and results through traceToolCall (with and without recordContent)', async () => {
     harness = await createOtelHarness({ config: SMALL, contextManager: true });
     const results: unknown[] = [];
-    await traceRun(harness.tracer, { runId: 'circular' }, async () => {
+    await traceRun(harness.tracer, { runId: 'circular', endOnSecondCritical: false }, async () => {
       for (let i = 0; i < 5; i += 1) {
         results.push(
           await traceToolCall(harness!.tracer, { name: 'cyc', args: circular(), recordContent: i % 2 === 0 }, () =>

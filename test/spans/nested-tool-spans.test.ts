@@ -18,7 +18,7 @@ async function loop(
 ) {
   const harness = await createOtelHarness({ config: LOW_THRESHOLDS });
   let executions = 0;
-  await traceRun(harness.tracer, { runId: 'nested' }, async () => {
+  await traceRun(harness.tracer, { runId: 'nested', endOnSecondCritical: false }, async () => {
     for (let n = 0; n < CALLS; n += 1) {
       await outerCall(harness.tracer, () =>
         traceToolCall(harness.tracer, { name: 'lookup', args }, () => {

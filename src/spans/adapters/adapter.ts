@@ -1,3 +1,4 @@
+import type { OutcomeHash } from '../../engine/types.js';
 import type { SpanView } from '../span-view.js';
 
 /** A tool call as an adapter recognises it at span start. */
@@ -21,6 +22,8 @@ export interface ToolCallEnd {
   /** A pre-computed outcome hash (wins over everything else). */
   readonly resultHash?: string;
   readonly unknownToolName?: string;
+  /** The facts written with a pre-computed outcome hash (`tool_loop.outcome_kind` and the others). */
+  readonly outcomeFacts?: Omit<OutcomeHash, 'resultHash' | 'unknownToolName'>;
   /** Raw result: JSON text (parsed; plain text if not JSON) or a parsed value. Absent = no result. */
   readonly result?: unknown;
   readonly hasResult: boolean;

@@ -1,8 +1,14 @@
+import type { OutcomeKind } from '../../engine/types.js';
 import {
   ATTR_EXCEPTION_MESSAGE,
   ATTR_TOOL_LOOP_ARGS_HASH,
+  ATTR_TOOL_LOOP_FAILURE_IDENTITY_HASH,
+  ATTR_TOOL_LOOP_MUTATION_TARGET_HASH,
+  ATTR_TOOL_LOOP_NO_PROGRESS,
+  ATTR_TOOL_LOOP_OUTCOME_KIND,
   ATTR_TOOL_LOOP_POLL,
   ATTR_TOOL_LOOP_RESULT_HASH,
+  ATTR_TOOL_LOOP_TYPED_ERROR,
   ATTR_TOOL_LOOP_UNKNOWN_TOOL,
   EVENT_EXCEPTION,
 } from '../../semconv.js';
@@ -81,12 +87,16 @@ export function readToolCallEnd(
   const resultKey = firstPresentKey(span, keys.result);
   const argumentsKey = firstPresentKey(span, keys.arguments);
   const argsHash = stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH);
+  const resultHash = stringAttribute(span, ATTR_TOOL_LOOP_RESULT_HASH);
+  const outcomeKind = outcomeKindAttribute(span);
   return {
     argsHash: argsHash === undefined && argumentsKey === undefined ? uncapturedArgsHash(span) : argsHash,
     knownPoll: pollAttribute(span),
     arguments: argumentsKey === undefined ? undefined : span.attributes[argumentsKey],
-    resultHash: stringAttribute(span, ATTR_TOOL_LOOP_RESULT_HASH),
+    resultHash,
     unknownToolName: stringAttribute(span, ATTR_TOOL_LOOP_UNKNOWN_TOOL)?.toLowerCase(),
+    outcomeFacts:
+      resultHash === undefined && outcomeKind === undefined ? undefined : readOutcomeFacts(span, outcomeKind),
     result: resultKey === undefined ? undefined : span.attributes[resultKey],
     hasResult: resultKey !== undefined,
     errorText,
@@ -102,4 +112,36 @@ export function readToolCallEnd(
  */
 function uncapturedArgsHash(span: SpanView): string {
   return `uncaptured:${spanIdOf(span) ?? crypto.randomUUID()}`;
+}
+
+const OUTCOME_KINDS: ReadonlySet<string> = new Set<OutcomeKind>([
+  'tool-loop-veto',
+  'terminal-exec-failure',
+  'argument-validation',
+  'write-mutation',
+]);
+
+/** `tool_loop.outcome_kind` when it names a known kind. */
+function outcomeKindAttribute(span: SpanView): OutcomeKind | undefined {
+  const kind = stringAttribute(span, ATTR_TOOL_LOOP_OUTCOME_KIND);
+  return kind !== undefined && OUTCOME_KINDS.has(kind) ? (kind as OutcomeKind) : undefined;
+}
+
+/** The facts written with a pre-computed outcome hash (see `ATTR_TOOL_LOOP_OUTCOME_KIND`). */
+function readOutcomeFacts(
+  span: SpanView,
+  outcomeKind: OutcomeKind | undefined,
+): NonNullable<ToolCallEnd['outcomeFacts']> {
+  const facts: {
+    -readonly [K in keyof NonNullable<ToolCallEnd['outcomeFacts']>]: NonNullable<ToolCallEnd['outcomeFacts']>[K];
+  } = {};
+  if (outcomeKind !== undefined) facts.outcomeKind = outcomeKind;
+  const failureIdentityHash = stringAttribute(span, ATTR_TOOL_LOOP_FAILURE_IDENTITY_HASH);
+  if (failureIdentityHash !== undefined) facts.failureIdentityHash = failureIdentityHash;
+  const typedError = stringAttribute(span, ATTR_TOOL_LOOP_TYPED_ERROR);
+  if (typedError !== undefined) facts.typedError = typedError;
+  const mutationTargetHash = stringAttribute(span, ATTR_TOOL_LOOP_MUTATION_TARGET_HASH);
+  if (mutationTargetHash !== undefined) facts.mutationTargetHash = mutationTargetHash;
+  if (span.attributes[ATTR_TOOL_LOOP_NO_PROGRESS] === true) facts.noProgress = true;
+  return facts;
 }
