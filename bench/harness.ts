@@ -1,99 +1,119 @@
 /**
- * Interleaved, paired timing for ratios on a noisy shared machine.
+ * Interleaved timing in CPU time, for ratios that hold on a busy shared machine.
  *
- * Each round runs one batch of every variant, in an order rotated from round to round, right
- * after a full GC (so one variant's garbage is not collected on another's clock; the
- * scavenges a variant triggers within its own batch are still charged to it). A batch is a
- * tight loop of `ops` operations timed once with `process.hrtime.bigint()`, so the timer
- * costs nothing per operation. A round gives each variant's ns/op and the ratio of each
- * variant to the base measured within the same round; the reported figure is the median
- * over rounds, which discards rounds disturbed by other tenants.
+ * - Each variant's batch size is calibrated on that variant (and re-scaled in the warm-up
+ *   rounds), so every batch lasts about the same CPU time (`batchMs`): a cheap floor and an
+ *   expensive processor are sampled alike.
+ * - Each round runs one batch of every variant, in an order rotated from round to round.
+ * - A batch is timed in the process's CPU time (`cpu-clock.ts`), not wall time, so the
+ *   time it waits for a core while other tenants run is not charged to it.
+ * - No `gc()` between batches: the collections a variant's garbage and retained objects cause
+ *   land, in steady state, mostly in its own batches, and are part of its cost.
+ * The figure per variant is its total CPU time over total operations (GC pauses included);
+ * the per-round values give the spread.
  */
+import { cpuClock, type CpuClock } from './cpu-clock.js';
 
 export interface Variant {
   readonly name: string;
-  /** Runs `ops` operations. */
-  batch(ops: number): void;
+  /** Runs `ops` operations (a returned promise is awaited inside the timed span). */
+  batch(ops: number): void | Promise<void>;
+  /** Batches hold a multiple of this many operations (a pipeline exporting every 512 spans). */
+  readonly quantum?: number;
 }
 
 export interface Measurement {
-  readonly ops: number;
+  readonly clock: CpuClock['kind'];
   readonly rounds: number;
-  /** Median ns per operation. */
+  readonly batchMs: number;
+  /** Operations per batch, per variant. */
+  readonly ops: Record<string, number>;
+  /** CPU ns per operation over all rounds (total time / total operations). */
   readonly nsPerOp: Record<string, number>;
-  /** Median over rounds of `variant / base` (same-round pairs). */
-  readonly ratioToBase: Record<string, number>;
-  /** Per-round ns/op, for the JSON output. */
+  /** CPU ns per operation in each round. */
   readonly samples: Record<string, number[]>;
 }
 
 export interface MeasureOptions {
-  /** The variant ratios are taken against. */
-  readonly base: string;
   readonly rounds: number;
-  /** Target duration of the base variant's batch, ms (sets `ops`). */
+  /** Target CPU time of every batch, ms. */
   readonly batchMs: number;
-  /** Untimed rounds first (JIT warm-up, steady state). */
+  /** Untimed rounds first (JIT warm-up, heap in steady state). */
   readonly warmupRounds?: number;
-  /** Fixed ops per batch (skips calibration). */
-  readonly ops?: number;
+  /** Upper bound of operations per batch (for very slow operations: 1 = one per batch). */
+  readonly maxOps?: number;
 }
 
-const gc: () => void = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+/** A ratio of two variants: over all rounds, and the quartiles of the per-round ratios. */
+export interface Ratio {
+  readonly value: number;
+  readonly q1: number;
+  readonly q3: number;
+}
 
-export function median(values: readonly number[]): number {
+export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
-function time(variant: Variant, ops: number): number {
-  const start = process.hrtime.bigint();
-  variant.batch(ops);
-  return Number(process.hrtime.bigint() - start);
+async function timed(clock: CpuClock, variant: Variant, ops: number): Promise<number> {
+  const start = clock.now();
+  const pending = variant.batch(ops);
+  if (pending) await pending;
+  return clock.now() - start;
 }
 
-/** Ops such that the base batch lasts about `batchMs`. */
-function calibrate(base: Variant, batchMs: number): number {
-  let ops = 16;
+/** Operations that would take `batchMs` at `ns` per `ops`, within bounds, a multiple of the quantum. */
+function scaled(variant: Variant, ops: number, ns: number, batchMs: number, maxOps: number): number {
+  const q = variant.quantum ?? 1;
+  const want = Math.min(maxOps, Math.max(1, Math.round((ops * batchMs * 1e6) / Math.max(ns, 1))));
+  return Math.max(q, Math.round(want / q) * q);
+}
+
+async function calibrate(clock: CpuClock, variant: Variant, batchMs: number, maxOps: number): Promise<number> {
+  let ops = 1;
   for (;;) {
-    const ns = time(base, ops);
-    if (ns >= batchMs * 1e6 * 0.25 || ops >= 1 << 24)
-      return Math.max(1, Math.round((ops * batchMs * 1e6) / Math.max(ns, 1)));
+    const ns = await timed(clock, variant, ops);
+    if (ns >= batchMs * 1e6 * 0.25 || ops >= maxOps) return scaled(variant, ops, ns, batchMs, maxOps);
     ops *= 4;
   }
 }
 
-export function measure(variants: readonly Variant[], options: MeasureOptions): Measurement {
-  const base = variants.find((v) => v.name === options.base);
-  if (!base) throw new Error(`no base variant ${options.base}`);
-  for (const v of variants) v.batch(8); // first call of every path before calibration
-  const ops = options.ops ?? calibrate(base, options.batchMs);
+export async function measure(variants: readonly Variant[], options: MeasureOptions): Promise<Measurement> {
+  const clock = cpuClock();
+  const maxOps = options.maxOps ?? 1 << 24;
+  const ops: Record<string, number> = {};
+  for (const v of variants) ops[v.name] = await calibrate(clock, v, options.batchMs, maxOps);
   const samples: Record<string, number[]> = {};
-  for (const v of variants) samples[v.name] = [];
+  const total: Record<string, number> = {};
+  for (const v of variants) {
+    samples[v.name] = [];
+    total[v.name] = 0;
+  }
   const warmup = options.warmupRounds ?? 2;
   for (let round = -warmup; round < options.rounds; round += 1) {
     const r = ((round % variants.length) + variants.length) % variants.length;
-    const order = [...variants.slice(r), ...variants.slice(0, r)];
-    const ns: Record<string, number> = {};
-    for (const v of order) {
-      gc();
-      ns[v.name] = time(v, ops) / ops;
+    for (const v of [...variants.slice(r), ...variants.slice(0, r)]) {
+      const ns = await timed(clock, v, ops[v.name]);
+      if (round < 0) {
+        // Calibrated cold; warm code is faster, so the warm-up rounds re-scale the batch.
+        ops[v.name] = scaled(v, ops[v.name], ns, options.batchMs, maxOps);
+        continue;
+      }
+      samples[v.name].push(ns / ops[v.name]);
+      total[v.name] += ns;
     }
-    if (round < 0) continue;
-    for (const v of variants) samples[v.name].push(ns[v.name]);
   }
   const nsPerOp: Record<string, number> = {};
-  const ratioToBase: Record<string, number> = {};
-  const m = { ops, rounds: options.rounds, nsPerOp, ratioToBase, samples };
-  for (const v of variants) {
-    nsPerOp[v.name] = median(samples[v.name]);
-    ratioToBase[v.name] = pairedRatio(m, v.name, base.name);
-  }
-  return m;
+  for (const v of variants) nsPerOp[v.name] = total[v.name] / (ops[v.name] * options.rounds);
+  return { clock: clock.kind, rounds: options.rounds, batchMs: options.batchMs, ops, nsPerOp, samples };
 }
 
-/** Median over rounds of `a / b` for two variants of one measurement. */
-export function pairedRatio(m: Measurement, a: string, b: string): number {
-  return median(m.samples[a].map((x, i) => x / m.samples[b][i]));
+/** `a / b`: total CPU per operation, with the quartiles of the same-round ratios. */
+export function ratio(m: Measurement, a: string, b: string): Ratio {
+  const perRound = m.samples[a].map((x, i) => x / m.samples[b][i]);
+  return { value: m.nsPerOp[a] / m.nsPerOp[b], q1: quantile(perRound, 0.25), q3: quantile(perRound, 0.75) };
 }

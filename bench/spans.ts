@@ -6,8 +6,9 @@ import { ToolLoopSpanProcessor } from '../src/index.js';
 /** The config the issue names: rolling detectors enabled, everything else default. */
 const ENABLED = { tools: { loopDetection: { enabled: true } } } as const;
 
-export function tracerWith(processor?: SpanProcessor): Tracer {
-  return new BasicTracerProvider({ spanProcessors: processor ? [processor] : [] }).getTracer('bench');
+/** A tracer of a provider with these processors, in this order (none: the bare SDK, the floor). */
+export function tracerWith(...processors: SpanProcessor[]): Tracer {
+  return new BasicTracerProvider({ spanProcessors: processors }).getTracer('bench');
 }
 
 export async function ours(onEvent?: () => void): Promise<ToolLoopSpanProcessor> {

@@ -95,3 +95,21 @@ export function httpAttributes(i: number): Record<string, string | number | bool
     'network.protocol.version': '1.1',
   };
 }
+
+/** About 100 B of tool arguments, distinct for each `i`. */
+export function smallArgsJson(i: number): string {
+  return JSON.stringify({
+    path: `/repo/src/module-${i}/file-${i % 97}.ts`,
+    offset: i % 4000,
+    limit: 200,
+    encoding: 'utf8',
+  });
+}
+
+/** About 100 B of tool result, distinct for each `i`. */
+export function smallResultJson(i: number): string {
+  return JSON.stringify({
+    content: [{ type: 'text', text: `ok: ${i} lines read` }],
+    details: { status: 'ok', lines: i % 1000 },
+  });
+}

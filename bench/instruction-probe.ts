@@ -1,0 +1,26 @@
+/**
+ * One variant of one span kind, run under callgrind by `instructions.ts`:
+ * `instruction-probe.js <kind> <variant> <warm-up spans> <measured spans>`.
+ *
+ * JavaScript cannot send callgrind client requests, so the phases are marked by calls to
+ * `process.cpuUsage()`, whose C++ entry (`node::CPUUsage`) callgrind is told to dump before:
+ * the first dump holds start-up, set-up and warm-up, the second exactly the measured spans.
+ * Nothing else in the probe calls `process.cpuUsage()`.
+ */
+import { measuredKinds } from './span-kinds.js';
+
+const [kindName, variantName, warm, measured] = process.argv.slice(2);
+const kind = measuredKinds().find((k) => k.name === kindName);
+const variant = kind?.variants.find((v) => v.name === variantName);
+if (!kind || !variant) throw new Error(`no variant '${variantName}' of span kind '${kindName}'`);
+const batch = await variant.make();
+await batch(Number(warm));
+process.cpuUsage();
+await batch(Number(measured));
+process.cpuUsage();
+const problems = kind.problems();
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  process.exit(2);
+}
+process.exit(0);

@@ -1,0 +1,202 @@
+/**
+ * `npm run bench:instructions`: instructions per span for each span kind, counted by valgrind's
+ * callgrind (counts are repeatable where times on a shared machine are not), checked against
+ * the budget in `bench/instruction-budget.json`: the run fails if ours on any kind needs more
+ * than 10 % above its budget. By default only ours is counted (the gate, about a minute of CPU
+ * per kind); `--all` adds the floors, lower bounds and baselines the ratios need.
+ * `--update` writes the measured counts as the new budget; `--only=<kind,...>` runs a subset.
+ *
+ * Each variant runs in its own process (`instruction-probe.ts`), so no other variant's code
+ * shapes its inline caches. V8 runs single-threaded with fixed random and hash seeds, so the
+ * same build counts the same instructions (to well under 1 %) run after run.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..', '..');
+const BUDGET_FILE = join(root, 'bench', 'instruction-budget.json');
+const OUT_FILE = join(root, '.bench', 'instructions.json');
+const TOLERANCE = 1.1;
+
+const argv = process.argv.slice(2);
+const UPDATE = argv.includes('--update');
+const ALL = argv.includes('--all');
+const only = argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
+
+interface Probe {
+  readonly kind: string;
+  readonly variant: string;
+  readonly warm: number;
+  readonly spans: number;
+}
+
+/**
+ * Gated: `ours` on every kind. The others give the ratios (floor, lower bounds, naive). The
+ * realistic pipeline is timed only: where its 512-span exports and the garbage collections
+ * they cause fall differs from variant to variant by more than the difference being measured.
+ */
+const PROBES: readonly Probe[] = [
+  { kind: 'plain', variant: 'floor', warm: 2000, spans: 4000 },
+  { kind: 'plain', variant: 'empty processor', warm: 2000, spans: 4000 },
+  { kind: 'plain', variant: 'ours', warm: 2000, spans: 4000 },
+  { kind: 'tool-100b', variant: 'floor', warm: 1000, spans: 2000 },
+  { kind: 'tool-100b', variant: 'ours', warm: 1000, spans: 2000 },
+  { kind: 'tool-10k-text', variant: 'floor', warm: 300, spans: 600 },
+  { kind: 'tool-10k-text', variant: 'floor + xxh64', warm: 300, spans: 600 },
+  { kind: 'tool-10k-text', variant: 'floor + JSON.parse', warm: 300, spans: 600 },
+  { kind: 'tool-10k-text', variant: 'ours', warm: 300, spans: 600 },
+  { kind: 'tool-10k-text', variant: 'naive', warm: 100, spans: 200 },
+  { kind: 'tool-10k-text-unique', variant: 'floor + JSON.parse', warm: 300, spans: 600 },
+  { kind: 'tool-10k-text-unique', variant: 'ours', warm: 300, spans: 600 },
+  { kind: 'tool-10k-text-unique', variant: 'naive', warm: 100, spans: 200 },
+  { kind: 'tool-10k-structured', variant: 'floor + JSON.parse', warm: 200, spans: 400 },
+  { kind: 'tool-10k-structured', variant: 'ours', warm: 200, spans: 400 },
+];
+
+const V8_DETERMINISM = ['--single-threaded', '--random-seed=1', '--hash-seed=1'];
+
+function count(probe: Probe, dir: string): Promise<number> {
+  const out = join(dir, `${probe.kind}.${probe.variant}`.replace(/[^a-z0-9.-]+/gi, '_'));
+  const args = [
+    '--tool=callgrind',
+    `--callgrind-out-file=${out}`,
+    '--dump-before=node::CPUUsage*',
+    '--dump-instr=no',
+    '--compress-strings=no',
+    process.execPath,
+    ...V8_DETERMINISM,
+    join(here, 'instruction-probe.js'),
+    probe.kind,
+    probe.variant,
+    String(probe.warm),
+    String(probe.spans),
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0)
+        return reject(new Error(`${probe.kind} / ${probe.variant}: exit ${code}\n${stderr.slice(-2000)}`));
+      const dump = readdirSync(dir).find((f) => join(dir, f).startsWith(out) && f.endsWith('.2'));
+      const totals = dump ? /^totals:\s*(\d+)/m.exec(readFileSync(join(dir, dump), 'utf8')) : null;
+      if (!totals) return reject(new Error(`${probe.kind} / ${probe.variant}: no second callgrind dump`));
+      resolve(Number(totals[1]) / probe.spans);
+    });
+  });
+}
+
+async function countAll(probes: readonly Probe[]): Promise<Map<Probe, number>> {
+  const dir = mkdtempSync(join(tmpdir(), 'tlg-callgrind-'));
+  const counts = new Map<Probe, number>();
+  const queue = [...probes];
+  const worker = async () => {
+    for (let p = queue.shift(); p; p = queue.shift()) counts.set(p, await count(p, dir));
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(cpus().length, 2)) }, worker));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return counts;
+}
+
+type Budget = Record<string, number>;
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const probes = PROBES.filter((p) => (!only || only.includes(p.kind)) && (ALL || p.variant === 'ours'));
+  const counts = await countAll(probes);
+  const per = (kind: string, variant: string): number | undefined =>
+    [...counts].find(([p]) => p.kind === kind && p.variant === variant)?.[1];
+  console.log('Instructions per span (callgrind Ir, measured phase only)');
+  console.table(
+    probes.map((p) => {
+      const floor = per(p.kind, 'floor');
+      const n = counts.get(p)!;
+      return {
+        kind: p.kind,
+        variant: p.variant,
+        spans: p.spans,
+        'Ir/span': Math.round(n),
+        'x floor': floor ? (n / floor).toFixed(3) : '',
+      };
+    }),
+  );
+  const ratios: Record<string, number> = {};
+  const addRatio = (name: string, a?: number, b?: number) => {
+    if (a !== undefined && b !== undefined) ratios[name] = a / b;
+  };
+  addRatio('plain: ours / floor', per('plain', 'ours'), per('plain', 'floor'));
+  addRatio('plain: empty processor / floor', per('plain', 'empty processor'), per('plain', 'floor'));
+  addRatio('tool-100b: ours / floor', per('tool-100b', 'ours'), per('tool-100b', 'floor'));
+  addRatio(
+    'tool-10k-text: ours / (floor + JSON.parse)',
+    per('tool-10k-text', 'ours'),
+    per('tool-10k-text', 'floor + JSON.parse'),
+  );
+  addRatio('tool-10k-text: naive / ours', per('tool-10k-text', 'naive'), per('tool-10k-text', 'ours'));
+  addRatio(
+    'tool-10k-text-unique: naive / ours',
+    per('tool-10k-text-unique', 'naive'),
+    per('tool-10k-text-unique', 'ours'),
+  );
+  addRatio(
+    'tool-10k-text-unique: ours / (floor + JSON.parse)',
+    per('tool-10k-text-unique', 'ours'),
+    per('tool-10k-text-unique', 'floor + JSON.parse'),
+  );
+  addRatio(
+    'tool-10k-structured: ours / (floor + JSON.parse)',
+    per('tool-10k-structured', 'ours'),
+    per('tool-10k-structured', 'floor + JSON.parse'),
+  );
+  console.table(Object.entries(ratios).map(([ratio, value]) => ({ ratio, value: value.toFixed(3) })));
+
+  const measured: Budget = {};
+  for (const [p, n] of counts) if (p.variant === 'ours') measured[p.kind] = Math.round(n);
+  const budget = JSON.parse(readFileSync(BUDGET_FILE, 'utf8')) as { instructionsPerSpan: Budget };
+  const failures: string[] = [];
+  const rows = Object.entries(measured).map(([kind, n]) => {
+    const limit = budget.instructionsPerSpan[kind];
+    if (limit === undefined) failures.push(`${kind}: no budget in bench/instruction-budget.json`);
+    else if (n > limit * TOLERANCE)
+      failures.push(`${kind}: ${n} instructions per span, budget ${limit} (+10 % = ${Math.round(limit * TOLERANCE)})`);
+    return { kind, 'ours Ir/span': n, budget: limit ?? '', 'x budget': limit ? (n / limit).toFixed(3) : '' };
+  });
+  console.log('Gate: ours per span kind against the budget (fails above 1.10 x budget)');
+  console.table(rows);
+  mkdirSync(dirname(OUT_FILE), { recursive: true });
+  writeFileSync(
+    OUT_FILE,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        counts: [...counts].map(([p, n]) => ({ ...p, perSpan: n })),
+        ratios,
+      },
+      null,
+      1,
+    ),
+  );
+  console.log(`written ${OUT_FILE} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  if (UPDATE) {
+    const next = { ...budget, instructionsPerSpan: { ...budget.instructionsPerSpan, ...measured } };
+    writeFileSync(BUDGET_FILE, `${JSON.stringify(next, null, 2)}\n`);
+    console.log(`budget updated: ${BUDGET_FILE}`);
+  } else if (failures.length > 0) {
+    for (const f of failures) console.error(`REGRESSION: ${f}`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

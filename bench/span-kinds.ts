@@ -1,0 +1,259 @@
+/**
+ * The span kinds the bench measures, each with its variants (the bare SDK, ours, the naive
+ * baseline, the realistic pipeline, lower bounds). The timing bench (`main.ts`) interleaves a
+ * kind's variants; the instruction probe (`instruction-probe.ts`) runs one variant per process.
+ * A variant is set up only when asked for, so a probe process holds nothing of the others.
+ */
+import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import xxhash from 'xxhash-wasm';
+import { NaiveLoopSpanProcessor } from './naive-processor.js';
+import { EXPORT_BATCH, PIPELINE_YIELD_EVERY, realisticPipeline } from './pipeline.js';
+import { ours, startRun, toolSpan, tracerWith } from './spans.js';
+import {
+  argsJson,
+  httpAttributes,
+  smallArgsJson,
+  smallResultJson,
+  structuredResultJson,
+  textResultJson,
+} from './workloads.js';
+
+export type Batch = (ops: number) => void | Promise<void>;
+
+export interface KindVariant {
+  readonly name: string;
+  make(): Promise<Batch>;
+  /** Batches hold a multiple of this many spans (see `PIPELINE_YIELD_EVERY`). */
+  readonly quantum?: number;
+}
+
+export interface MeasuredKind {
+  readonly name: string;
+  readonly title: string;
+  readonly variants: readonly KindVariant[];
+  /** Problems seen after the variants ran (loop events on healthy traffic, dropped spans). */
+  problems(): string[];
+}
+
+const EMPTY_PROCESSOR: SpanProcessor = {
+  onStart() {},
+  onEnd() {},
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
+
+/**
+ * A batch running `one` per operation; with `yieldEvery` > 0, one that lets microtasks run
+ * after every `yieldEvery` operations (the batch processor needs them to start its next export).
+ */
+function repeated(one: () => void, yieldEvery: number): Batch {
+  if (yieldEvery === 0)
+    return (ops) => {
+      for (let n = 0; n < ops; n += 1) one();
+    };
+  return async (ops) => {
+    for (let n = 1; n <= ops; n += 1) {
+      one();
+      if (n % yieldEvery === 0) await Promise.resolve();
+    }
+  };
+}
+
+interface ToolTraffic {
+  readonly name: string;
+  readonly title: string;
+  /** Distinct argument / result pairs, used in turn. */
+  readonly pool: number;
+  args(i: number): string;
+  result(i: number): string;
+  /** The lower-bound variants: floor + xxh64 of both strings, floor + JSON.parse of both. */
+  readonly bounds: boolean;
+  readonly naive: boolean;
+  readonly pipeline: boolean;
+}
+
+/** Tool spans under one run root: arguments at start, result before end, full detection. */
+function toolKind(traffic: ToolTraffic): MeasuredKind {
+  const problems: string[] = [];
+  let data: { args: string[]; results: string[]; ids: string[] } | undefined;
+  const workload = () =>
+    (data ??= {
+      args: Array.from({ length: traffic.pool }, (_, i) => traffic.args(i)),
+      results: Array.from({ length: traffic.pool }, (_, i) => traffic.result(i)),
+      ids: Array.from({ length: 4096 }, (_, i) => `call_${i.toString(36).padStart(8, '0')}`),
+    });
+  const spans = (tracer: Tracer, extra?: (k: number) => void, yieldEvery = 0): Batch => {
+    const { args, results, ids } = workload();
+    const { ctx } = startRun(tracer, `run-${traffic.name}`);
+    let i = 0;
+    const one = () => {
+      const k = i % traffic.pool;
+      toolSpan(tracer, ctx, 'write', ids[i & 4095], args[k], results[k]);
+      extra?.(k);
+      i += 1;
+    };
+    return repeated(one, yieldEvery);
+  };
+  const oursWith = async (pipeline: boolean): Promise<Batch> => {
+    let events = 0;
+    const processor = await ours(() => void (events += 1));
+    const p = pipeline ? realisticPipeline() : undefined;
+    const batch = spans(
+      tracerWith(...(p ? [processor, p.processor] : [processor])),
+      undefined,
+      p ? PIPELINE_YIELD_EVERY : 0,
+    );
+    return async (ops) => {
+      await batch(ops);
+      if (events > 0) problems.push(`${traffic.name}: ${events} loop events on healthy traffic`);
+      events = 0;
+    };
+  };
+  const variants: KindVariant[] = [
+    { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) },
+    { name: 'ours', make: () => oursWith(false) },
+  ];
+  if (traffic.bounds) {
+    variants.push(
+      {
+        name: 'floor + xxh64',
+        make: async () => {
+          const api = await xxhash();
+          const { args, results } = workload();
+          return spans(tracerWith(), (k) => {
+            api.h64(args[k]);
+            api.h64(results[k]);
+          });
+        },
+      },
+      {
+        name: 'floor + JSON.parse',
+        make: () => {
+          const { args, results } = workload();
+          return Promise.resolve(
+            spans(tracerWith(), (k) => {
+              JSON.parse(args[k]);
+              JSON.parse(results[k]);
+            }),
+          );
+        },
+      },
+    );
+  }
+  if (traffic.naive)
+    variants.push({ name: 'naive', make: () => Promise.resolve(spans(tracerWith(new NaiveLoopSpanProcessor()))) });
+  if (traffic.pipeline)
+    variants.push(
+      {
+        name: 'pipeline',
+        make: () => Promise.resolve(spans(tracerWith(realisticPipeline().processor), undefined, PIPELINE_YIELD_EVERY)),
+        quantum: EXPORT_BATCH,
+      },
+      { name: 'pipeline + ours', make: () => oursWith(true), quantum: EXPORT_BATCH },
+    );
+  return { name: traffic.name, title: traffic.title, variants, problems: () => problems.splice(0) };
+}
+
+/** A server span with 10 HTTP attributes, no tool, no run: what most spans are. */
+function plainKind(): MeasuredKind {
+  const attrs = Array.from({ length: 64 }, (_, i) => httpAttributes(i));
+  const spans = (tracer: Tracer, yieldEvery = 0): Batch => {
+    let i = 0;
+    const one = () => {
+      tracer
+        .startSpan('GET /api/items/:id', { kind: SpanKind.SERVER, attributes: attrs[i++ & 63] }, ROOT_CONTEXT)
+        .end();
+    };
+    return repeated(one, yieldEvery);
+  };
+  return {
+    name: 'plain',
+    title: 'plain span: 10 HTTP attributes, root, start + end',
+    variants: [
+      { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) },
+      { name: 'empty processor', make: () => Promise.resolve(spans(tracerWith(EMPTY_PROCESSOR))) },
+      { name: 'ours', make: async () => spans(tracerWith(await ours())) },
+      {
+        name: 'pipeline',
+        make: () => Promise.resolve(spans(tracerWith(realisticPipeline().processor), PIPELINE_YIELD_EVERY)),
+        quantum: EXPORT_BATCH,
+      },
+      {
+        name: 'pipeline + ours',
+        make: async () => spans(tracerWith(await ours(), realisticPipeline().processor), PIPELINE_YIELD_EVERY),
+        quantum: EXPORT_BATCH,
+      },
+    ],
+    problems: () => [],
+  };
+}
+
+const MB = 1024 * 1024;
+
+/** Every kind, in the order the bench reports them. */
+export function measuredKinds(): MeasuredKind[] {
+  return [
+    plainKind(),
+    toolKind({
+      name: 'tool-100b',
+      title: 'tool span: ~100 B args, ~100 B result, unique calls',
+      pool: 4096,
+      args: smallArgsJson,
+      result: smallResultJson,
+      bounds: true,
+      naive: true,
+      pipeline: true,
+    }),
+    toolKind({
+      name: 'tool-10k-text',
+      title: 'tool span: 1 KB args, 10 KB text result, 16 calls repeating',
+      pool: 16,
+      args: argsJson,
+      result: (i) => textResultJson(i),
+      bounds: true,
+      naive: true,
+      pipeline: true,
+    }),
+    toolKind({
+      name: 'tool-10k-text-unique',
+      title: 'tool span: 1 KB args, 10 KB text result, unique calls',
+      pool: 512,
+      args: argsJson,
+      result: (i) => textResultJson(i),
+      bounds: true,
+      naive: true,
+      pipeline: false,
+    }),
+    toolKind({
+      name: 'tool-10k-structured',
+      title: 'tool span: 1 KB args, 10 KB structured result, unique calls',
+      pool: 512,
+      args: argsJson,
+      result: (i) => structuredResultJson(i),
+      bounds: true,
+      naive: true,
+      pipeline: false,
+    }),
+    toolKind({
+      name: 'tool-1m-text',
+      title: 'tool span: 1 KB args, 1 MB text result, 4 calls in turn',
+      pool: 4,
+      args: argsJson,
+      result: (i) => textResultJson(i, MB),
+      bounds: true,
+      naive: false,
+      pipeline: false,
+    }),
+    toolKind({
+      name: 'tool-10m-text',
+      title: 'tool span: 1 KB args, 10 MB text result, 2 calls in turn',
+      pool: 2,
+      args: argsJson,
+      result: (i) => textResultJson(i, 10 * MB),
+      bounds: true,
+      naive: false,
+      pipeline: false,
+    }),
+  ];
+}
