@@ -227,9 +227,11 @@ export class SpanGuard<S extends object> {
   /**
    * The run of a call judged at its end, settled from the span's own attributes then: an
    * instrumentation that sets every attribute after `onStart` (OpenInference's `session.id`)
-   * names the run only now.
+   * names the run only now. A run the span already belongs to through its ancestors (`traceRun`)
+   * stays its run.
    */
   private settleScope(span: S, scope: SpanScope): SpanScope {
+    if (scope.runKey !== traceIdOf(span)) return scope;
     const hint = this.options.reader.hintAtEnd?.(span);
     if (hint?.runId === undefined || hint.runId === scope.runKey) return scope;
     return { runKey: hint.runId, agentId: hint.agentId ?? scope.agentId, isRunRoot: false };

@@ -1,6 +1,6 @@
 import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getToolLoopVerdict } from '../../../src/index.js';
+import { getToolLoopVerdict, traceRun } from '../../../src/index.js';
 import * as sc from '../../../src/semconv.js';
 import {
   createOtelHarness,
@@ -105,6 +105,23 @@ describe('openInferenceAdapter', () => {
     agent.end();
     expect(events.map((e) => `${e.level}:${e.runId}`)).toEqual(['warning:late-session', 'critical:late-session']);
     expect(signal.aborted).toBe(true);
+  });
+
+  it('a session.id set at end does not take a call out of the traceRun it belongs to', async () => {
+    const { tracer, events } = await setup();
+    await traceRun(tracer, { runId: 'explicit-run' }, () => {
+      for (let n = 1; n <= 3; n += 1) {
+        const span = tracer.startSpan('check_status');
+        span.setAttributes({
+          [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL',
+          [sc.ATTR_OPENINFERENCE_SESSION_ID]: 'other-session',
+          [sc.ATTR_OPENINFERENCE_INPUT_VALUE]: 'build-42',
+          [sc.ATTR_OPENINFERENCE_OUTPUT_VALUE]: 'running',
+        });
+        span.end();
+      }
+    });
+    expect(events.map((e) => e.runId)).toEqual(['explicit-run']);
   });
 
   it('without session.id, scopes by the trace', async () => {
