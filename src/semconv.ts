@@ -102,6 +102,8 @@ export const ACTION_WARN = 'warn';
 export const ACTION_BLOCK = 'block';
 export const ACTION_ABORT = 'abort';
 export const ACTION_ARM = 'arm';
+/** `tool_loop.action` of `tool_loop.guard_window_closed`: a report, no intervention. */
+export const ACTION_REPORT = 'report';
 export const VERDICT_WARNING = 'warning';
 export const VERDICT_CRITICAL = 'critical';
 export const VERDICT_ABORTED = 'aborted';

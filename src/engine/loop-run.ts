@@ -3,7 +3,12 @@ import type { ResolvedLoopDetectionConfig } from './config.js';
 import { detectToolCallLoop } from './detectors/detect.js';
 import type { InFlightCall } from './history/queries.js';
 import { normalizeRunId, ToolCallHistory } from './history/tool-call-history.js';
-import { PostCompactionGuard, PRE_COMPACTION_BASELINE, type GuardVerdict } from './post-compaction-guard.js';
+import {
+  PostCompactionGuard,
+  PRE_COMPACTION_BASELINE,
+  type GuardVerdict,
+  type GuardWindowSummary,
+} from './post-compaction-guard.js';
 import type { LoopCheck, OutcomeHash, ToolCallRecord, ToolCallSignature } from './types.js';
 import { WarningSuppression } from './warning-suppression.js';
 
@@ -29,6 +34,7 @@ export interface LoopRunOptions {
 
 const NOTHING: LoopCheck = Object.freeze({ emit: false, blocked: false });
 const VETO: OutcomeHash = Object.freeze({ outcomeKind: 'tool-loop-veto' });
+const NO_OBSERVATION = Object.freeze({});
 
 /**
  * One run's detection state — its tool-call history, warning suppression and post-compaction
@@ -157,10 +163,22 @@ export class LoopRun {
    * (a blocked result) is recorded as one; neither is observed by the guard.
    */
   complete(call: ToolCallSignature, toolCallId: string | undefined, outcome: OutcomeHash): GuardAbort | undefined {
+    return this.completeObserved(call, toolCallId, outcome).abort;
+  }
+
+  /**
+   * {@link complete}, also returning what the guard reported when this outcome closed its
+   * window without an abort (the calls it saw and its `preCompactionRepeats`).
+   */
+  completeObserved(
+    call: ToolCallSignature,
+    toolCallId: string | undefined,
+    outcome: OutcomeHash,
+  ): { readonly abort?: GuardAbort; readonly windowClosed?: GuardWindowSummary } {
     this.leaveFlight();
     const { resultHash } = outcome;
     const veto = outcome.outcomeKind === 'tool-loop-veto';
-    if (resultHash === undefined && !(veto && this.config.detectors.vetoesExtendStreak)) return undefined;
+    if (resultHash === undefined && !(veto && this.config.detectors.vetoesExtendStreak)) return NO_OBSERVATION;
     if (this.config.trackHistory) {
       this.history.attachOutcome(
         call.toolName,
@@ -171,9 +189,11 @@ export class LoopRun {
         this.config.historySize,
       );
     }
-    if (resultHash === undefined) return undefined;
+    if (resultHash === undefined) return NO_OBSERVATION;
     const verdict = this.guard?.observe(call, resultHash);
-    return verdict?.shouldAbort ? verdict : undefined;
+    if (!verdict) return NO_OBSERVATION;
+    if (verdict.shouldAbort) return { abort: verdict };
+    return verdict.windowClosed ? { windowClosed: verdict.windowClosed } : NO_OBSERVATION;
   }
 
   /**

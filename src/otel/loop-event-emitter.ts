@@ -2,6 +2,7 @@ import type { Attributes, Counter, DiagLogger, Span } from '@opentelemetry/api';
 import { CompactionLoopPersistedError } from '../engine/errors/compaction-loop-persisted-error.js';
 import { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
 import type { GuardAbort } from '../engine/loop-run.js';
+import { guardWindowClosedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
 import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
 import type { CallVerdict, GuardedRun, SpanStarted } from '../spans/span-guard.js';
@@ -127,6 +128,33 @@ export class LoopEventEmitter {
       error,
     }));
     this.abortRun(run, error);
+  }
+
+  /**
+   * A post-compaction window closed without an abort: `tool_loop.guard_window_closed` with the
+   * calls it saw and how many repeated a (tool, args) of the outcomes before the compaction.
+   */
+  windowClosed(span: Span, scope: SpanScope, summary: GuardWindowSummary, annotate: boolean): void {
+    this.emit(
+      span,
+      sc.EVENT_TOOL_LOOP_GUARD_WINDOW_CLOSED,
+      {
+        detector: sc.COMPACTION_LOOP_PERSISTED,
+        level: sc.LEVEL_WARNING,
+        action: sc.ACTION_REPORT,
+        count: summary.preCompactionRepeats,
+        message: guardWindowClosedMessage(summary),
+        runId: scope.runKey,
+        toolName: '',
+        agentId: scope.agentId,
+      },
+      {
+        [sc.ATTR_TOOL_LOOP_TOOL_CALLS]: summary.toolCalls,
+        [sc.ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS]: summary.preCompactionRepeats,
+        [sc.ATTR_TOOL_LOOP_REPEATED_TOOLS]: summary.repeatedTools.join(','),
+      },
+      annotate,
+    );
   }
 
   /** A compaction retry armed the run's post-compaction guard. */

@@ -246,6 +246,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     if (finished.verdict)
       this.emitter.verdict(target, finished.scope, finished.run, finished.tool.toolName, finished.verdict, annotate);
     if (finished.abort) this.emitter.abort(target, finished.scope, finished.run, finished.abort, annotate);
+    if (finished.windowClosed) this.emitter.windowClosed(target, finished.scope, finished.windowClosed, annotate);
     return finished.tool;
   }
 

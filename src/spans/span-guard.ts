@@ -1,6 +1,6 @@
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import { LoopRun, type GuardAbort } from '../engine/loop-run.js';
-import { guardArmedMessage } from '../engine/post-compaction-guard.js';
+import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
 import type { LoopCheck, OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { RunRegistry, type RunReleaseReason } from './run-registry.js';
@@ -69,6 +69,8 @@ export interface ToolSpanFinished<S> {
   readonly verdict?: CallVerdict;
   /** The post-compaction guard's abort, when this outcome completed a window of identical triples. */
   readonly abort?: GuardAbort;
+  /** What the post-compaction guard reported when this outcome closed its window without an abort. */
+  readonly windowClosed?: GuardWindowSummary;
   /**
    * The span was recognised only at its end, and a call of the same tool in its run was judged
    * at start since the last such span ended (a `traceToolCall` inside an instrumentation's tool
@@ -204,10 +206,10 @@ export class SpanGuard<S extends object> {
       const check = run.loop.judge(call, tool.toolCallId, true);
       if (check.verdict) verdict = { check: check as CallVerdict['check'], phase: 'end' };
     }
-    const abort = state.vetoed
-      ? undefined
-      : run.loop.complete(call, tool.toolCallId, state.innerOutcome ?? tool.outcome(span));
-    return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, verdict, abort };
+    const { abort, windowClosed } = state.vetoed
+      ? {}
+      : run.loop.completeObserved(call, tool.toolCallId, state.innerOutcome ?? tool.outcome(span));
+    return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, verdict, abort, windowClosed };
   }
 
   /**
