@@ -134,14 +134,22 @@ function runCheck(check: Check, run: VariantRun): void {
       expect(run.harness.events, 'loop callbacks').toEqual([]);
       expect(loopEventsExported(run), 'exported tool_loop.* events').toEqual([]);
       return;
-    case 'counted-once':
+    case 'counted-once': {
+      // Every call from the 21st on is critical once; inside traceRun the run ends at the second
+      // (OpenClaw's one recovery turn), so the calls may stop before 30.
+      const made = callIndex(run).calls.length;
+      expect(made, 'tool calls made').toBeGreaterThanOrEqual(run.outcome.error === undefined ? CALLS : 22);
       expect(eventCalls(run, 'warning')[0], 'first warning callback: call number').toBe(11);
-      expect(eventCalls(run, 'critical'), 'critical callbacks: call numbers').toEqual(Array.from({ length: CALLS - 20 }, (_, index) => 21 + index));
+      expect(eventCalls(run, 'critical'), 'critical callbacks: call numbers').toEqual(Array.from({ length: made - 20 }, (_, index) => 21 + index));
       expect(run.harness.events.filter((event) => event.detector === 'ping_pong'), 'ping_pong callbacks').toEqual([]);
       return;
+    }
     case 'blocked-not-run':
-      expect(run.outcome.error, 'the run completed').toBeUndefined();
-      expect(run.body.executions, 'tool executions (calls 21-30 blocked)').toBe(20);
+      expect(
+        run.outcome.error === undefined || (run.outcome.error instanceof Error && run.outcome.error.name === 'ToolLoopBlockedError'),
+        'the run completed, or ended on its second critical (OpenClaw\'s one recovery turn)',
+      ).toBe(true);
+      expect(run.body.executions, 'tool executions (the critical calls blocked)').toBe(20);
   }
 }
 
@@ -222,8 +230,10 @@ export function variantTests(gaps: Partial<Record<Variant, KnownGap>>, run: (var
 /**
  * A loop of 30 identical calls where a guarded helper span (`traceToolCall`) runs inside the
  * framework's own tool span, with `abortOnCritical` off so the model keeps calling: each call
- * is judged once — warning on call 11, exactly one critical on each of calls 21-30, no
- * `ping_pong` — and the blocked calls 21-30 do not run.
+ * is judged once — warning on call 11, exactly one critical on each call from the 21st, no
+ * `ping_pong` — and the blocked calls do not run. Inside `traceRun` the blocked call 21 is the
+ * run's one recovery turn and call 22 ends the run (`ToolLoopBlockedError`), as in OpenClaw;
+ * outside, calls 21-30 are each blocked.
  */
 export function nestedToolSpanTest(gap: KnownGap | undefined, run: () => Promise<VariantRun>): void {
   gapAwareTests('nested tool spans: one call, counted once', ['counted-once', 'blocked-not-run'], gap, run);
@@ -232,9 +242,9 @@ export function nestedToolSpanTest(gap: KnownGap | undefined, run: () => Promise
 /**
  * A loop of 30 identical calls through a framework tool wrapper (`guardAiSdkTools`,
  * `guardLangChainTools`, `guardMastraTools`), `abortOnCritical` off so the model keeps calling:
- * counted once per call, and calls 21-30 return the blocked result instead of running (20
- * executions).
+ * counted once per call, and the critical calls return the blocked result instead of running
+ * (20 executions; inside `traceRun` the run ends on the second, see {@link nestedToolSpanTest}).
  */
 export function blockingWrapperTest(run: () => Promise<VariantRun>): void {
-  gapAwareTests('blocking wrapper: calls 21-30 blocked before they run', ['counted-once', 'blocked-not-run'], undefined, run);
+  gapAwareTests('blocking wrapper: critical calls blocked before they run', ['counted-once', 'blocked-not-run'], undefined, run);
 }
