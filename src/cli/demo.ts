@@ -32,6 +32,8 @@ interface ScriptedAgent {
   readonly story: string;
   readonly maxSteps: number;
   readonly compactAfterStep?: number;
+  /** Ignores the recovery turn after its first critical and repeats the call: the second critical ends its run. */
+  readonly ignoresRecovery?: boolean;
   step(index: number): { tool: string; args: Record<string, unknown>; run: () => unknown };
 }
 
@@ -72,8 +74,9 @@ export const DEMO_AGENTS: readonly ScriptedAgent[] = [
   },
   {
     id: 'file-rereader',
-    story: 'reads the same file again and again, always getting the same content',
+    story: 'reads the same file again and again, always getting the same content, and ignores the recovery turn',
     maxSteps: 40,
+    ignoresRecovery: true,
     step: () => ({ tool: 'read', args: { path: 'src/main.ts' }, run: () => 'export const port = 8080;' }),
   },
   {
@@ -120,7 +123,7 @@ export interface AgentReport {
   readonly calls: number;
   readonly executed: number;
   readonly lines: string[];
-  readonly outcome: 'finished' | 'stopped by a block' | 'aborted';
+  readonly outcome: 'finished' | 'stopped by a block' | 'ended by the second critical' | 'aborted';
 }
 
 /** Runs every scripted agent through `tracer` and reports what the processor did. */
@@ -155,20 +158,44 @@ export async function runDemoAgents(
             executed += 1;
             return run();
           }).catch((error: unknown) => ({ error }));
+          const note = systemNoteIn(result);
+          if (note) lines.push(`call ${call}: the tool ran; the model got its result with the note ${note}`);
           if (isBlocked(result)) {
-            lines.push(`call ${call}: the tool did not run; the agent received OpenClaw's blocked result and stopped`);
+            const text = (result as { content: Array<{ text: string }> }).content[0].text;
+            const last = text.slice(text.lastIndexOf('\n') + 1);
+            if ((result as { terminate?: unknown }).terminate === true) {
+              lines.push(`call ${call}: the tool did not run; the model got "${last}" (terminate: true)`);
+              return;
+            }
+            lines.push(`call ${call}: the tool did not run; the model got the recovery turn: "${last}"`);
+            if (agent.ignoresRecovery) continue;
             outcome = 'stopped by a block';
             return;
           }
         }
       });
     } catch (error) {
-      outcome = 'aborted';
-      lines.push(`run rejected with ${(error as Error).name}: code=${(error as { code?: string }).code}`);
+      const name = (error as Error).name;
+      outcome = name === 'ToolLoopBlockedError' ? 'ended by the second critical' : 'aborted';
+      lines.push(`run rejected with ${name}: code=${(error as { code?: string }).code}`);
     }
     reports.push({ id: agent.id, calls: call, executed, lines, outcome });
   }
   return reports;
+}
+
+/** OpenClaw's system note on a result the model got (a string, or OpenClaw's content items). */
+function systemNoteIn(result: unknown): string | undefined {
+  const texts =
+    typeof result === 'string'
+      ? [result]
+      : ((result as { content?: Array<{ text?: unknown }> } | undefined)?.content ?? []).map((item) => item.text);
+  for (const text of texts) {
+    if (typeof text !== 'string') continue;
+    const at = text.indexOf('[System note:');
+    if (at >= 0) return text.slice(at);
+  }
+  return undefined;
 }
 
 function isBlocked(result: unknown): boolean {

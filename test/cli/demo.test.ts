@@ -44,11 +44,33 @@ describe('demo agents', () => {
 
   it('blocks each looping agent before the blocked call runs', () => {
     expect(report('stuck-poller')).toMatchObject({ outcome: 'stopped by a block', calls: 21, executed: 20 });
-    expect(report('file-rereader')).toMatchObject({ outcome: 'stopped by a block', calls: 21, executed: 20 });
+    expect(report('file-rereader')).toMatchObject({ outcome: 'ended by the second critical', calls: 22, executed: 20 });
     expect(report('ping-ponger')).toMatchObject({ outcome: 'stopped by a block', calls: 20, executed: 19 });
     expect(report('tool-hallucinator')).toMatchObject({ outcome: 'stopped by a block', calls: 11, executed: 10 });
     expect(report('retry-spammer')).toMatchObject({ outcome: 'stopped by a block', calls: 31, executed: 30 });
     expect(report('compaction-looper')).toMatchObject({ outcome: 'aborted', calls: 7 });
+  });
+
+  it('shows a warning reaching the model: the warned call ran and its result carried the system note', () => {
+    const note =
+      '[System note: Tool-loop warning after 10 repeated calls. Change your approach or stop if you are not making progress.]';
+    expect(report('file-rereader').lines).toContain(
+      `call 11: the tool ran; the model got its result with the note ${note}`,
+    );
+    expect(report('stuck-poller').lines).toContain(
+      `call 11: the tool ran; the model got its result with the note ${note}`,
+    );
+  });
+
+  it('shows the one recovery turn, and a run ended by the second critical', () => {
+    const lines = report('file-rereader').lines;
+    expect(lines).toContain(
+      'call 21: the tool did not run; the model got the recovery turn: "Do not repeat this exact tool action. Reassess the task. You may answer the user, ask for clarification, or continue with a different tool or different arguments."',
+    );
+    expect(lines).toContain(
+      'call 22: the tool did not run; the model got "Critical tool-loop recovery failed because another critical loop was detected. This run is stopping now." (terminate: true)',
+    );
+    expect(lines.at(-1)).toBe('run rejected with ToolLoopBlockedError: code=tool_loop_blocked');
   });
 
   it('exports the loop events on the tool spans', () => {
