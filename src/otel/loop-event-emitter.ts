@@ -3,12 +3,14 @@ import { CompactionLoopPersistedError } from '../engine/errors/compaction-loop-p
 import { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
 import type { GuardAbort } from '../engine/loop-run.js';
 import { guardWindowClosedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
+import type { LoopVerdict } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
 import type { CallVerdict, GuardedRun, SpanStarted } from '../spans/span-guard.js';
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
 import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
 import type { RunSignals } from './run-signals.js';
+import { redactUnknownToolName } from './unknown-tool-redaction.js';
 import { verdictEventAttributes } from './verdict-attributes.js';
 
 /** What the emitter does besides span events and metrics. */
@@ -16,6 +18,8 @@ export interface EmitterOptions {
   readonly onLoopEvent?: (event: LoopEvent) => void;
   readonly onAbort?: (event: LoopAbortEvent) => void;
   readonly abortOnCritical: boolean;
+  /** Names taken from tool output are replaced by a digest in what is exported and in callbacks. */
+  readonly redactContent: boolean;
 }
 
 /**
@@ -29,6 +33,8 @@ export class LoopEventEmitter {
     private readonly counter: Counter<Attributes>,
     private readonly log: DiagLogger,
     private readonly signals: RunSignals,
+    /** The processor's digest of a text (its seed), for names `redactContent` hides. */
+    private readonly digestText: (text: string) => string,
   ) {}
 
   /** A verdict on a tool call; `annotate` while the span is writable. */
@@ -59,6 +65,9 @@ export class LoopEventEmitter {
       this.guarded('the tool_loop.verdict attribute', () =>
         span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, critical ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING),
       );
+    // What leaves the process (events, metric, callbacks) under redactContent; the verdict the
+    // agent gets back keeps the name, since the agent saw the error it came from.
+    const shown = this.shown(verdict, toolName);
     if (check.emit) {
       this.emit(
         span,
@@ -68,22 +77,22 @@ export class LoopEventEmitter {
           level: verdict.level,
           action: critical ? sc.ACTION_BLOCK : sc.ACTION_WARN,
           count: verdict.count,
-          message: verdict.message,
+          message: shown.message,
           runId: scope.runKey,
           toolName,
           agentId: scope.agentId,
         },
-        verdictEventAttributes(verdict, check),
+        verdictEventAttributes(shown, check),
         annotate,
       );
       this.invoke('onLoopEvent', () => ({
         level: verdict.level,
         detector: verdict.detector,
         count: verdict.count,
-        message: verdict.message,
+        message: shown.message,
         toolName,
         runId: scope.runKey,
-        warningKey: verdict.warningKey,
+        warningKey: shown.warningKey,
         ...callbackIds(span, scope),
         ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
       }));
@@ -175,6 +184,11 @@ export class LoopEventEmitter {
       { [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: armed.windowSize },
       true,
     );
+  }
+
+  /** The verdict as exported: under `redactContent`, without names taken from tool output. */
+  private shown(verdict: LoopVerdict, toolName: string): LoopVerdict {
+    return this.options.redactContent ? redactUnknownToolName(verdict, toolName, this.digestText) : verdict;
   }
 
   /** Aborts the run's signals; the first reason stands. An abort listener that throws stops no other output. */

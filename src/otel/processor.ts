@@ -20,6 +20,7 @@ import { SpanGuard, type GuardedRun } from '../spans/span-guard.js';
 import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js';
 import { PACKAGE_NAME } from '../version.js';
 import { ContentRedaction } from './content-redaction.js';
+import { redactingLogger } from './unknown-tool-redaction.js';
 import { annotatedView, DeferredAnnotations } from './deferred-annotations.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
 import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
@@ -83,12 +84,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.log = log;
     this.signals = new RunSignals(options.maxLiveRuns);
     this.checks = new PipelineChecks(log, this, () => this.exportsWrapped);
-    this.emitter = new LoopEventEmitter(options, counter, log, this.signals);
+    this.emitter = new LoopEventEmitter(options, counter, log, this.signals, (text) => digester.digestText(text));
     this.redaction = ContentRedaction.of(options.adapters);
     this.guard = new SpanGuard<Span | ReadableSpan>({
       reader: new AdapterSpanReader(options.adapters, digester),
       configFor: (agentId) => resolver.forAgent(agentId),
-      logger: log,
+      logger: options.redactContent ? redactingLogger(log, (text) => digester.digestText(text)) : log,
       clock: options.clock,
       runIdleTtlMs: options.runIdleTtlMs,
       maxLiveRuns: options.maxLiveRuns,

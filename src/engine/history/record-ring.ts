@@ -1,3 +1,4 @@
+import { boundedToolName } from '../hashing/unknown-tool.js';
 import type { OutcomeHash, OutcomeKind, ToolCallRecord } from '../types.js';
 
 /*
@@ -53,7 +54,7 @@ export class DetailedOutcome {
 
   constructor(outcome: OutcomeHash, resultHash: string | undefined) {
     this.resultHash = resultHash;
-    this.unknownToolName = outcome.unknownToolName;
+    this.unknownToolName = boundedToolName(outcome.unknownToolName);
     this.outcomeKind = outcome.outcomeKind;
     this.failureIdentityHash = flat(outcome.failureIdentityHash);
     this.noProgress = outcome.noProgress;
