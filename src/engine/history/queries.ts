@@ -313,7 +313,7 @@ export class ScopeView implements ScopedHistory {
 
   typedErrorRepeat(family: string): TypedErrorRepeat {
     const scope = this.scope;
-    if (!scope) return { count: 0 };
+    if (!scope || scope.typedErrors === 0) return { count: 0 };
     let identity: string | undefined;
     for (let s = scope.end - 1; s >= scope.first && identity === undefined; s -= 1) {
       const typedError = scope.details(s)?.typedError;

@@ -159,6 +159,8 @@ export class ScopeLog {
   end = 0;
   /** Length of the alternation of two signatures that ends at the newest record (for `ping_pong`). */
   alternationTail = 0;
+  /** Records with a typed-error identity: most scopes have none, and then no detector scans for one. */
+  typedErrors = 0;
   private slots: unknown[] = [];
   /** Records the ring holds (an integer field: `seq % capacity` must stay an integer modulo). */
   private capacity = 0;
@@ -330,6 +332,7 @@ export class ScopeLog {
       this.lastCount -= 1;
       if (this.lastCount === 0) this.lastNewest = -1;
     }
+    if (this.details(seq)?.typedError !== undefined) this.typedErrors -= 1;
     for (let k = 0; k < STRIDE; k += 1) this.slots[at + k] = undefined;
     this.first += 1;
     this.alternationTail = Math.min(this.alternationTail, this.length);
@@ -338,6 +341,8 @@ export class ScopeLog {
   /** Attaches an outcome to a pending record; `resultHash` is the instance to store (see `matchOutcome`). */
   setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined): void {
     const hash = flat(resultHash);
+    if (this.details(seq)?.typedError !== undefined) this.typedErrors -= 1;
+    if (outcome.typedError !== undefined) this.typedErrors += 1;
     this.slots[this.position(seq) + OUTCOME] = isDetailed(outcome) ? new DetailedOutcome(outcome, hash) : hash;
   }
 

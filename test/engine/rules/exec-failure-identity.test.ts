@@ -162,6 +162,14 @@ describe('typed-error identity (typed_code)', () => {
     expect(h.detect('tool_call', { id: 'story.control', args: { i: 9 } })).toBeUndefined();
   });
 
+  it('typed failures evicted from the window no longer count', async () => {
+    const h = await EngineHarness.create({ enabled: true, historySize: 6 });
+    for (let i = 0; i < 3; i += 1) h.complete('save_doc', save(i), conflict(i));
+    expect(h.detect('save_doc', save(99))).toMatchObject({ detector: 'typed_error_repeat', count: 3 });
+    h.completed(4, 'read', (i: number) => ({ path: `/f${i}` }), R('ok'));
+    expect(h.detect('save_doc', save(99))).toBeUndefined();
+  });
+
   it('detectors.typedErrorRepeat off: no typed-error verdict', async () => {
     const h = await EngineHarness.create({ enabled: true, detectors: { typedErrorRepeat: false } });
     for (let i = 0; i < 5; i += 1) h.complete('save_doc', save(i), conflict(i));
