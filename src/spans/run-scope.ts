@@ -2,6 +2,9 @@ import type { RunScopeHint } from './adapters/adapter.js';
 import { spanIdOf } from './span-view.js';
 import { setBounded } from '../util/bounded-map.js';
 
+/** Default cap of remembered live spans by span id (about 100 MB at most: each entry is a short key and a shared scope). */
+const DEFAULT_MAX_BY_SPAN_ID = 1_000_000;
+
 /** The run a span belongs to. */
 export interface SpanScope {
   /** Key of the run's state: the explicit run id, `<traceId>/<spanId>` of an id-less run span, or the trace id. */
@@ -37,10 +40,22 @@ export class RunScopes {
    * Remembered scopes of live spans by span id, for children whose parent context holds only
    * the parent's span context (`trace.setSpanContext`, as OpenClaw's diagnostics-otel and the
    * OpenInference LangChain tracer do): the parent object is then a wrapper, not the span.
-   * Entries are dropped by {@link forget} at span end and capped (oldest first).
+   * Entries are dropped by {@link forget} at span end, so the map holds live spans only; its
+   * cap is a memory bound for spans that never end, far above any count of live scoped spans
+   * (see the constructor), and reaching it is reported once: past it the oldest entries are
+   * dropped, and their children fall back to the trace's scope.
    */
   private readonly bySpanId = new Map<string, SpanScope>();
-  private static readonly MAX_BY_SPAN_ID = 10_000;
+  private fullReported = false;
+
+  /**
+   * @param maxBySpanId - Most live scoped spans remembered by span id. Default 1 000 000.
+   * @param onFull - Told once when the cap is reached.
+   */
+  constructor(
+    private readonly maxBySpanId = DEFAULT_MAX_BY_SPAN_ID,
+    private readonly onFull?: (limit: number) => void,
+  ) {}
 
   /** The remembered scope of a live span, if any. */
   get(span: object): SpanScope | undefined {
@@ -102,7 +117,11 @@ export class RunScopes {
 
   private remember(span: object, spanId: string, scope: SpanScope): void {
     this.scopes.set(span, scope);
-    setBounded(this.bySpanId, spanId, scope, RunScopes.MAX_BY_SPAN_ID);
+    if (!this.fullReported && this.bySpanId.size >= this.maxBySpanId && !this.bySpanId.has(spanId)) {
+      this.fullReported = true;
+      this.onFull?.(this.maxBySpanId);
+    }
+    setBounded(this.bySpanId, spanId, scope, this.maxBySpanId);
   }
 
   /**

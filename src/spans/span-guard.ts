@@ -109,13 +109,19 @@ interface ToolSpanState<S> {
  * count in a report) is up to the caller.
  */
 export class SpanGuard<S extends object> {
-  private readonly scopes = new RunScopes();
+  private readonly scopes: RunScopes;
   private readonly tools = new WeakMap<object, ToolSpanState<S>>();
   /** Per run and tool name, calls judged at start not yet claimed by a span matched at end (see {@link ToolSpanFinished.sameCall}). */
   private readonly unclaimed = new WeakMap<GuardedRun, Map<string, number>>();
   private readonly runs: RunRegistry<GuardedRun>;
 
   constructor(private readonly options: SpanGuardOptions<S>) {
+    // Bounded by memory, not by a count live spans reach: a smaller cap would silently merge runs.
+    this.scopes = new RunScopes(Math.max(1_000_000, options.maxLiveRuns * 10), (limit) =>
+      options.logger.warn(
+        `more than ${limit} live spans with a run scope: the oldest are forgotten, and children that find their parent only by span id fall back to the trace's run. Reported once.`,
+      ),
+    );
     this.runs = new RunRegistry<GuardedRun>(
       { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
       options.clock,

@@ -70,3 +70,26 @@ describe('RunScopes', () => {
     expect(scopes.closedBy(span('t8', 'x'), 't8', true)).toBeUndefined();
   });
 });
+
+describe('RunScopes span-id map', () => {
+  it('holds live spans only: an ended span frees its entry, so the cap is never reached by spans that end', () => {
+    const full: number[] = [];
+    const scopes = new RunScopes(2, (limit) => full.push(limit));
+    for (let i = 0; i < 10; i += 1) {
+      const root = span('t', `s${i}`);
+      scopes.resolve(root, root.ids, { runId: `run-${i}` }, undefined, false);
+      scopes.closedBy(root, 't', false);
+    }
+    expect(full).toEqual([]);
+  });
+
+  it('reports reaching its cap once', () => {
+    const full: number[] = [];
+    const scopes = new RunScopes(2, (limit) => full.push(limit));
+    for (let i = 0; i < 5; i += 1) {
+      const root = span('t', `s${i}`);
+      scopes.resolve(root, root.ids, { runId: `run-${i}` }, undefined, false);
+    }
+    expect(full).toEqual([2]);
+  });
+});
