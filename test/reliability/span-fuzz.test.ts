@@ -4,7 +4,7 @@
  * hook fail internally, and keep state bounded — `getStats().liveRuns <= maxLiveRuns` after
  * every operation, every engine history within `historySize`, nothing left after shutdown.
  *
- * The long run (`FUZZ_RUNS=100000`, `npm run fuzz`) prints the number of sequences covered.
+ * The long run (`npm run fuzz`, `FUZZ_RUNS=30000`) prints the number of sequences covered.
  */
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import {
