@@ -159,7 +159,8 @@ async function main(): Promise<void> {
     per('tool-10k-structured', 'ours'),
     per('tool-10k-structured', 'floor + JSON.parse'),
   );
-  console.table(Object.entries(ratios).map(([ratio, value]) => ({ ratio, value: value.toFixed(3) })));
+  if (Object.keys(ratios).length > 0)
+    console.table(Object.entries(ratios).map(([ratio, value]) => ({ ratio, value: value.toFixed(3) })));
 
   const measured: Budget = {};
   for (const [p, n] of counts) if (p.variant === 'ours') measured[p.kind] = Math.round(n);

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# CI's instruction-count gate: installs valgrind (Debian) when missing, then runs
+# `npm run bench:instructions`, which fails when ours needs more than 10 % above the budget of
+# any span kind in bench/instruction-budget.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v valgrind >/dev/null; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "valgrind missing and not root: run as root or install valgrind" >&2
+    exit 1
+  fi
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind
+fi
+valgrind --version
+npm run bench:instructions
