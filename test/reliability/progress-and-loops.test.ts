@@ -190,10 +190,11 @@ describe('progress is never blocked', () => {
           ),
           async (loopDetection, steps) => {
             // OpenClaw's batch admission treats identical siblings admitted together as no progress
-            // whatever they return; this property is about outcomes, so it is off here.
+            // whatever they return, and a ping_pong veto extends the streak of its own arguments;
+            // this property is about outcomes, so both are off here.
             const h = await setup({
               ...loopDetection,
-              detectors: { ...(loopDetection.detectors as object), batchAdmission: false },
+              detectors: { ...(loopDetection.detectors as object), batchAdmission: false, vetoesExtendStreak: false },
             });
             const root = h.tracer.startSpan('invoke_agent', { attributes: { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'parallel' } });
             const ctx = trace.setSpan(ROOT_CONTEXT, root);
