@@ -43,6 +43,12 @@ export const ATTR_TOOL_LOOP_FAILURE_IDENTITY_HASH = 'tool_loop.failure_identity_
 export const ATTR_TOOL_LOOP_TYPED_ERROR = 'tool_loop.typed_error';
 export const ATTR_TOOL_LOOP_MUTATION_TARGET_HASH = 'tool_loop.mutation_target_hash';
 export const ATTR_TOOL_LOOP_NO_PROGRESS = 'tool_loop.no_progress';
+/**
+ * Facts of a call whose args hash is pre-computed (written with `tool_loop.args_hash` by the
+ * helpers): `tool_loop.mutation_target_hash` for a `write` with a path, and the typed-error
+ * family `tool_call:<inner id>` of the meta-tool `tool_call`.
+ */
+export const ATTR_TOOL_LOOP_FAILURE_FAMILY = 'tool_loop.failure_family';
 /** `compaction.retry` = true on any span arms the post-compaction guard for its run. */
 export const ATTR_COMPACTION_RETRY = 'compaction.retry';
 

@@ -82,8 +82,9 @@ export class LoopRun {
     const finding = detectToolCallLoop(view, call, this.config);
     const churning = finding?.verdict.detector === 'argument_churn';
     // OpenClaw's liveness clock: it runs while churn stays active, and ordinary activity does not refresh it.
+    const now = churning ? this.now() : 0;
     if (!churning) this.churnSince = undefined;
-    else this.churnSince ??= this.now();
+    else this.churnSince ??= now;
     if (!finding) return NOTHING;
     const { verdict, log } = finding;
     if (log) this.logger[log.level](log.message);
@@ -96,7 +97,7 @@ export class LoopRun {
     if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
     if (!churning) return { verdict, emit, blocked: false };
     const since = this.churnSince!;
-    return { verdict, emit, blocked: false, churnActiveSince: since, churnActiveMs: this.now() - since };
+    return { verdict, emit, blocked: false, churnActiveSince: since, churnActiveMs: now - since };
   }
 
   /**

@@ -53,7 +53,8 @@ export class HelperRequest {
 
   /**
    * The processor's side, at a span's start: answers the open request in the span's parent
-   * context, if any, and writes a requested call's `tool_loop.args_hash` and `tool_loop.poll`.
+   * context, if any, and writes a requested call's `tool_loop.args_hash` and `tool_loop.poll`
+   * (and its write target and `tool_call` family, which the args hash no longer shows).
    */
   static answer(parentContext: Context, span: Span, bridge: HelperBridge): void {
     const request = parentContext.getValue(HELPER_REQUEST);
@@ -63,5 +64,8 @@ export class HelperRequest {
     const call = bridge.describeCall(request.call.toolName, request.call.params);
     span.setAttribute(sc.ATTR_TOOL_LOOP_ARGS_HASH, call.argsHash);
     span.setAttribute(sc.ATTR_TOOL_LOOP_POLL, call.knownPoll);
+    if (call.mutationTargetHash !== undefined)
+      span.setAttribute(sc.ATTR_TOOL_LOOP_MUTATION_TARGET_HASH, call.mutationTargetHash);
+    if (call.failureFamily !== undefined) span.setAttribute(sc.ATTR_TOOL_LOOP_FAILURE_FAMILY, call.failureFamily);
   }
 }

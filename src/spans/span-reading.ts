@@ -115,8 +115,9 @@ export function describeToolSpanCall(
   argsHash: string | undefined,
   knownPoll: boolean | undefined,
   rawArguments: unknown,
+  callFacts?: ToolCallStart['callFacts'],
 ): DescribedCall {
-  if (argsHash !== undefined) return { call: { toolName, argsHash, knownPoll: knownPoll ?? false } };
+  if (argsHash !== undefined) return { call: { toolName, argsHash, knownPoll: knownPoll ?? false, ...callFacts } };
   const params = parseJsonAttribute(rawArguments);
   const described = describeToolCall(digester, toolName, params);
   return { call: knownPoll === undefined ? described : { toolName, argsHash: described.argsHash, knownPoll }, params };
@@ -130,6 +131,7 @@ export function describeAtEnd(digester: Digester, start: ToolCallStart, end: Too
     end.argsHash ?? start.argsHash,
     end.knownPoll ?? start.knownPoll,
     end.arguments ?? start.arguments,
+    start.callFacts,
   );
 }
 
@@ -188,7 +190,14 @@ class LiveToolCall implements ToolCallSource {
     const { start } = this;
     if (!knownAtStart(start)) return undefined;
     return this.keep(
-      describeToolSpanCall(this.digester, start.toolName, start.argsHash, start.knownPoll, start.arguments),
+      describeToolSpanCall(
+        this.digester,
+        start.toolName,
+        start.argsHash,
+        start.knownPoll,
+        start.arguments,
+        start.callFacts,
+      ),
     );
   }
 

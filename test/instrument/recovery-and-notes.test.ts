@@ -151,6 +151,43 @@ describe('critical = one recovery turn, then stop', () => {
   });
 });
 
+describe('call facts through the helpers', () => {
+  it('writes to one target through traceToolCall (arguments not recorded) draw the write-churn warning', async () => {
+    const h = await harness();
+    let warning: string | undefined;
+    await traceRun(h.tracer, { runId: 'writes' }, async () => {
+      for (let i = 0; i < 11; i += 1)
+        await traceToolCall(
+          h.tracer,
+          { name: 'write', args: { path: '/tmp/report.md', content: `draft ${i}` } },
+          (call) => {
+            warning = call.warning ?? warning;
+            return R('wrote /tmp/report.md', { ok: true });
+          },
+        );
+    });
+    expect(warning).toBe(
+      'WARNING: write has changed the same target with 10 distinct argument variants and no intervening verification. Continued rewriting is treated as stalled run activity, but this tool call remains allowed. Read or verify the current result before rewriting it again.',
+    );
+    const [event] = h.events(sc.EVENT_TOOL_LOOP_WARNING);
+    expect(event.event.attributes?.[sc.ATTR_TOOL_LOOP_DETECTOR]).toBe('argument_churn');
+    expect(event.event.attributes?.[sc.ATTR_TOOL_LOOP_LIVENESS_SIGNAL]).toBe('argument_churn');
+    expect(event.event.attributes?.[sc.ATTR_TOOL_LOOP_CHURN_ACTIVE_MS]).toBe(0);
+  });
+
+  it('typed errors of the meta-tool tool_call count per inner tool through traceToolCall', async () => {
+    const h = await harness();
+    const verdicts = await traceRun(h.tracer, { runId: 'typed' }, async () => {
+      for (let i = 0; i < 5; i += 1)
+        await traceToolCall(h.tracer, { name: 'tool_call', args: { id: 'story.save', args: { rev: i } } }, () => {
+          throw new Error('typed_code=EXPECTED_VERSION_CONFLICT');
+        }).catch(() => undefined);
+      return traceToolCall(h.tracer, { name: 'tool_call', args: { id: 'story.save', args: { rev: 9 } } }, () => 'ran');
+    });
+    expect(verdicts).toMatchObject({ details: { intervention: { detector: 'typed_error_repeat', count: 5 } } });
+  });
+});
+
 describe('batch admission', () => {
   const POLL = { name: 'process', args: { action: 'poll', sessionId: 's1' } };
   const RUNNING = R('still running', { status: 'running' });

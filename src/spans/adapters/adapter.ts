@@ -1,4 +1,4 @@
-import type { OutcomeHash } from '../../engine/types.js';
+import type { OutcomeHash, ToolCallSignature } from '../../engine/types.js';
 import type { SpanView } from '../span-view.js';
 
 /** A tool call as an adapter recognises it at span start. */
@@ -11,6 +11,8 @@ export interface ToolCallStart {
   readonly knownPoll?: boolean;
   /** Raw arguments: JSON text (parsed; plain text if not JSON) or an already-parsed value. */
   readonly arguments?: unknown;
+  /** With a pre-computed args hash: the call's write target and `tool_call` family, when the span carries them. */
+  readonly callFacts?: Pick<ToolCallSignature, 'mutationTargetHash' | 'failureFamily'>;
 }
 
 /** What an adapter reads from a span as it ends. */

@@ -2,6 +2,7 @@ import type { OutcomeKind } from '../../engine/types.js';
 import {
   ATTR_EXCEPTION_MESSAGE,
   ATTR_TOOL_LOOP_ARGS_HASH,
+  ATTR_TOOL_LOOP_FAILURE_FAMILY,
   ATTR_TOOL_LOOP_FAILURE_IDENTITY_HASH,
   ATTR_TOOL_LOOP_MUTATION_TARGET_HASH,
   ATTR_TOOL_LOOP_NO_PROGRESS,
@@ -52,12 +53,14 @@ export function toolCallStartOf(
   toolName: string,
   keys: { callId: string; arguments: string },
 ): ToolCallStart {
+  const argsHash = stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH);
   return {
     toolName,
     toolCallId: stringAttribute(span, keys.callId),
-    argsHash: stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH),
+    argsHash,
     knownPoll: pollAttribute(span),
     arguments: span.attributes[keys.arguments],
+    callFacts: argsHash === undefined ? undefined : readCallFacts(span),
   };
 }
 
@@ -144,4 +147,12 @@ function readOutcomeFacts(
   if (mutationTargetHash !== undefined) facts.mutationTargetHash = mutationTargetHash;
   if (span.attributes[ATTR_TOOL_LOOP_NO_PROGRESS] === true) facts.noProgress = true;
   return facts;
+}
+
+/** The facts written with a pre-computed args hash (see `ATTR_TOOL_LOOP_FAILURE_FAMILY`); `undefined` when there are none. */
+function readCallFacts(span: SpanView): ToolCallStart['callFacts'] {
+  const mutationTargetHash = stringAttribute(span, ATTR_TOOL_LOOP_MUTATION_TARGET_HASH);
+  const failureFamily = stringAttribute(span, ATTR_TOOL_LOOP_FAILURE_FAMILY);
+  if (mutationTargetHash === undefined && failureFamily === undefined) return undefined;
+  return failureFamily === undefined ? { mutationTargetHash } : { mutationTargetHash, failureFamily };
 }
