@@ -56,9 +56,9 @@ export class LoopRun {
   private guard: PostCompactionGuard | undefined = undefined;
   /**
    * Calls judged before they ran since the last call finished — the earlier members of the batch
-   * being admitted — oldest first. Created with the first one.
+   * being admitted — oldest first: one call as it is, two or more in an array.
    */
-  private inFlight: InFlightCall[] | undefined = undefined;
+  private inFlight: InFlightCall | InFlightCall[] | undefined = undefined;
   /** When the current stretch of argument churn began (the run's clock), while it lasts. */
   private churnSince: number | undefined = undefined;
 
@@ -77,7 +77,14 @@ export class LoopRun {
    * sibling must assume an earlier one makes no progress), unless `detectors.batchAdmission` is off.
    */
   check(call: ToolCallSignature): LoopCheck {
-    const projected = this.config.detectors.batchAdmission ? this.inFlight : undefined;
+    const { inFlight } = this;
+    // Sequential agents have no call in flight when the next is judged: no projection is built.
+    const projected =
+      inFlight === undefined || !this.config.detectors.batchAdmission
+        ? undefined
+        : Array.isArray(inFlight)
+          ? inFlight
+          : [inFlight];
     const view = this.history.scopedView(this.runId, projected);
     const finding = detectToolCallLoop(view, call, this.config);
     const churning = finding?.verdict.detector === 'argument_churn';
@@ -209,10 +216,15 @@ export class LoopRun {
 
   private enterFlight(call: ToolCallSignature): void {
     if (!this.config.detectors.batchAdmission) return;
-    this.inFlight ??= [];
-    this.inFlight.push({ toolName: call.toolName, argsHash: call.argsHash });
-    // A span that never ends leaves its call here: keep no more than the window could show.
-    if (this.inFlight.length > this.config.historySize) this.inFlight.shift();
+    const inFlight = this.inFlight;
+    // One call in flight is the common case (the call being run): it is kept without an array.
+    if (inFlight === undefined) this.inFlight = call;
+    else if (!Array.isArray(inFlight)) this.inFlight = [inFlight, call];
+    else {
+      inFlight.push(call);
+      // A span that never ends leaves its call here: keep no more than the window could show.
+      if (inFlight.length > this.config.historySize) inFlight.shift();
+    }
   }
 
   /**
@@ -221,6 +233,6 @@ export class LoopRun {
    * span never ends.
    */
   private leaveFlight(): void {
-    if (this.inFlight && this.inFlight.length > 0) this.inFlight.length = 0;
+    this.inFlight = undefined;
   }
 }
