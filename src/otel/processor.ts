@@ -16,6 +16,7 @@ import { hashToolOutcome } from '../engine/hashing/outcome-hash.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
 import * as sc from '../semconv.js';
 import type { RunReleaseReason } from '../spans/run-registry.js';
+import { explicitRunKey, traceRunKey } from '../spans/run-scope.js';
 import { SpanGuard, type GuardedRun } from '../spans/span-guard.js';
 import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js';
 import { PACKAGE_NAME } from '../version.js';
@@ -98,7 +99,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.bridge = {
       describeCall: (toolName, params) => describeToolCall(digester, toolName, params),
       hashOutcome: (outcome) => hashToolOutcome(digester, outcome),
-      registerRun: (runId, controller) => this.signals.register(runId, controller),
+      registerRun: (runId, controller) => this.signals.register(explicitRunKey(runId), controller),
     };
   }
 
@@ -135,7 +136,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   runSignal(runId: string): AbortSignal {
     if (this.isShutDown) return new AbortController().signal;
-    const key = runId.trim();
+    const key = explicitRunKey(runId.trim());
     return this.signals.signal(key, this.guard.peek(key)?.abortReason);
   }
 
@@ -154,11 +155,15 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     try {
       HelperRequest.answer(parentContext, span, this.bridge);
       const parentSpan = trace.getSpan(parentContext);
-      const parent = parentSpan && !parentSpan.spanContext().isRemote ? parentSpan : undefined;
-      const started = this.guard.start(span, span.spanContext(), parent);
+      const remoteParent = parentSpan?.spanContext().isRemote === true;
+      const parent = parentSpan && !remoteParent ? parentSpan : undefined;
+      const started = this.guard.start(span, span.spanContext(), parent, remoteParent);
       if (!started) return;
       if (started.tool)
-        this.checks.toolSpan(span, parent === undefined && started.scope.runKey === span.spanContext().traceId);
+        this.checks.toolSpan(
+          span,
+          parent === undefined && started.scope.runKey === traceRunKey(span.spanContext().traceId),
+        );
       if (started.armed) this.emitter.armed(span, started.scope, started.armed);
       // The inner span of a call already judged: the helper inside reads the call's verdict from it.
       const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
@@ -241,7 +246,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     const finished = this.guard.finish(span);
     if (!finished) return undefined;
     if (finished.matchedAtEnd)
-      this.checks.toolSpan(span, !hasParent(span) && finished.scope.runKey === span.spanContext().traceId);
+      this.checks.toolSpan(span, !hasParent(span) && finished.scope.runKey === traceRunKey(span.spanContext().traceId));
     const target = writable ?? (span as ApiSpan);
     const annotate = writable !== undefined;
     if (finished.verdict)

@@ -5,10 +5,36 @@ import { setBounded } from '../util/bounded-map.js';
 /** Default cap of remembered live spans by span id (about 100 MB at most: each entry is a short key and a shared scope). */
 const DEFAULT_MAX_BY_SPAN_ID = 1_000_000;
 
+/**
+ * Keys of runs: an explicit run id as it is, derived keys behind a NUL no explicit id keeps (one
+ * that starts with NUL gets another), so a run id that equals a trace id, or
+ * `<traceId>/<spanId>`, never joins the run derived from it.
+ */
+export function explicitRunKey(runId: string): string {
+  return runId.charCodeAt(0) === 0 ? `\u0000${runId}` : runId;
+}
+
+/** The key of the run of a trace that started in this process (its root span is local). */
+export function traceRunKey(traceId: string): string {
+  return `\u0000t:${traceId}`;
+}
+
+/** The key of the run of one entry of a trace into this process: a span whose parent is remote. */
+function entryRunKey(traceId: string, spanId: string): string {
+  return `\u0000e:${traceId}/${spanId}`;
+}
+
+/** The key of an id-less run span's run (an adapter's run boundary). */
+function spanRunKey(traceId: string, spanId: string): string {
+  return `\u0000s:${traceId}/${spanId}`;
+}
+
 /** The run a span belongs to. */
 export interface SpanScope {
-  /** Key of the run's state: the explicit run id, `<traceId>/<spanId>` of an id-less run span, or the trace id. */
+  /** Key of the run's state (see {@link explicitRunKey}); never shown to users. */
   readonly runKey: string;
+  /** The run as users see it (`LoopEvent.runId`, `tool_loop.run_id`): the run id, `<traceId>/<spanId>`, or the trace id. */
+  readonly runId: string;
   readonly agentId?: string;
   /** The span opened this run; its end releases the run's state. */
   readonly isRunRoot: boolean;
@@ -20,9 +46,9 @@ export interface SpanScope {
  * A scope; a run root's carries its descendants' scope from the start. (Made lazily and kept in a
  * WeakMap, the map's table grew with every root still waiting for a full GC, and never shrank.)
  */
-function scopeOf(runKey: string, agentId: string | undefined, isRunRoot: boolean): SpanScope {
-  if (!isRunRoot) return { runKey, agentId, isRunRoot };
-  return { runKey, agentId, isRunRoot, descendants: { runKey, agentId, isRunRoot: false } };
+function scopeOf(runKey: string, runId: string, agentId: string | undefined, isRunRoot: boolean): SpanScope {
+  if (!isRunRoot) return { runKey, runId, agentId, isRunRoot };
+  return { runKey, runId, agentId, isRunRoot, descendants: { runKey, runId, agentId, isRunRoot: false } };
 }
 
 /**
@@ -75,25 +101,49 @@ export class RunScopes {
     hint: RunScopeHint | undefined,
     parent: object | undefined,
     joinsOnly: boolean,
+    remoteParent = false,
   ): SpanScope {
     const inherited = parent ? this.lookup(parent) : undefined;
     if (hint === undefined) {
       if (inherited) this.remember(span, ids.spanId, inherited);
-      return inherited ?? { runKey: ids.traceId, isRunRoot: false };
+      if (inherited) return inherited;
+      if (!remoteParent) return this.traceScope(ids.traceId);
+      return this.enter(span, ids);
     }
     const agentId = hint.agentId ?? inherited?.agentId;
     let scope: SpanScope;
     if (hint.runId !== undefined) {
-      scope = scopeOf(hint.runId, agentId, !joinsOnly && inherited?.runKey !== hint.runId);
+      const runKey = explicitRunKey(hint.runId);
+      scope = scopeOf(runKey, hint.runId, agentId, !joinsOnly && inherited?.runKey !== runKey);
     } else if (inherited) {
-      scope = { runKey: inherited.runKey, agentId, isRunRoot: false };
+      scope = { runKey: inherited.runKey, runId: inherited.runId, agentId, isRunRoot: false };
     } else if (hint.startsRun && !joinsOnly) {
-      scope = scopeOf(`${ids.traceId}/${ids.spanId}`, agentId, true);
+      scope = scopeOf(spanRunKey(ids.traceId, ids.spanId), `${ids.traceId}/${ids.spanId}`, agentId, true);
+    } else if (remoteParent) {
+      scope = scopeOf(entryRunKey(ids.traceId, ids.spanId), ids.traceId, agentId, true);
     } else {
-      scope = { runKey: ids.traceId, agentId, isRunRoot: false };
+      scope = { runKey: traceRunKey(ids.traceId), runId: ids.traceId, agentId, isRunRoot: false };
     }
-    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== ids.traceId)
+    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId))
       this.remember(span, ids.spanId, scope);
+    return scope;
+  }
+
+  /** The run of a trace that started here, for a span in no other scope. */
+  traceScope(traceId: string): SpanScope {
+    return { runKey: traceRunKey(traceId), runId: traceId, isRunRoot: false };
+  }
+
+  /**
+   * A span whose parent is in another process (a request handler under a propagated context)
+   * enters the trace here: its id-less calls form a run of their own, keyed by this span too,
+   * so a caller who picks the trace id (`traceparent`) cannot join another request's run. The
+   * span's end releases it. Costs one scope per entry, and one remembered scope per span
+   * below it (a trace that started here costs nothing: its run is keyed by the trace id).
+   */
+  enter(span: object, ids: { traceId: string; spanId: string }): SpanScope {
+    const scope = scopeOf(entryRunKey(ids.traceId, ids.spanId), ids.traceId, undefined, true);
+    this.remember(span, ids.spanId, scope);
     return scope;
   }
 
@@ -134,7 +184,9 @@ export class RunScopes {
     const scope = this.scopes.get(span);
     if (scope) this.forget(span);
     if (scope?.isRunRoot) return scope.runKey;
-    return !hasParent && (scope === undefined || scope.runKey === traceId) ? traceId : undefined;
+    if (hasParent) return undefined;
+    const traceKey = traceRunKey(traceId);
+    return scope === undefined || scope.runKey === traceKey ? traceKey : undefined;
   }
 
   /** Drops the span-id entry of an ended span (the `WeakMap` entry goes with the span). */

@@ -4,12 +4,14 @@ import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compa
 import type { LoopCheck, OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { RunRegistry, type RunReleaseReason } from './run-registry.js';
-import { RunScopes, type SpanScope } from './run-scope.js';
+import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
 import type { SpanReader, ToolCallSource } from './span-reading.js';
 
 /** A live run: its detection state, and why it was aborted once it was. */
 export interface GuardedRun {
   readonly runKey: string;
+  /** The run as users see it (see `SpanScope.runId`). */
+  readonly runId: string;
   readonly loop: LoopRun;
   /** The first reason the run was aborted with (kept so that a `runSignal` asked for later aborts too). */
   abortReason?: Error;
@@ -141,20 +143,24 @@ export class SpanGuard<S extends object> {
 
   /**
    * A span starts. `parent` is its parent span when that is local and live (same process),
-   * `undefined` for a root or remote parent. Returns `undefined` for a span that concerns no
-   * run (most spans): then nothing is allocated.
+   * `undefined` for a root or remote parent; `remoteParent` tells the two apart (a span under a
+   * remote parent enters the trace here and scopes its id-less calls). Returns `undefined` for
+   * a span that concerns no run (most spans): then nothing is allocated, except the scope of a
+   * span entering from another process.
    */
   start(
     span: S,
     ids: { readonly traceId: string; readonly spanId: string },
     parent: object | undefined,
+    remoteParent = false,
   ): SpanStarted<S> | undefined {
     const { hint, compactionRetry, tool } = this.options.reader.readStart(span);
     if (!tool && !hint && !compactionRetry) {
       if (parent) this.scopes.inherit(span, ids.spanId, parent);
+      else if (remoteParent) this.scopes.enter(span, ids);
       return undefined;
     }
-    const scope = this.scopes.resolve(span, ids, hint, parent, tool !== undefined || compactionRetry);
+    const scope = this.scopes.resolve(span, ids, hint, parent, tool !== undefined || compactionRetry, remoteParent);
     if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
     let run: GuardedRun | undefined;
     let armed: SpanStarted<S>['armed'];
@@ -193,7 +199,7 @@ export class SpanGuard<S extends object> {
       const late = this.options.reader.matchEnd(span);
       if (!late) return undefined;
       // It keeps the scope it resolved at its start, as a span that was no tool call then.
-      const scope: SpanScope = this.scopes.get(span) ?? { runKey: traceIdOf(span), isRunRoot: false };
+      const scope: SpanScope = this.scopes.get(span) ?? this.scopes.traceScope(traceIdOf(span));
       state = { tool: late, scope, matchedAtEnd: true, vetoed: false };
     } else this.tools.delete(span);
     if (state.outer) {
@@ -239,10 +245,15 @@ export class SpanGuard<S extends object> {
    * stays its run.
    */
   private settleScope(span: S, scope: SpanScope): SpanScope {
-    if (scope.runKey !== traceIdOf(span)) return scope;
+    if (scope.runKey !== traceRunKey(traceIdOf(span))) return scope;
     const hint = this.options.reader.hintAtEnd?.(span);
-    if (hint?.runId === undefined || hint.runId === scope.runKey) return scope;
-    return { runKey: hint.runId, agentId: hint.agentId ?? scope.agentId, isRunRoot: false };
+    if (hint?.runId === undefined) return scope;
+    return {
+      runKey: explicitRunKey(hint.runId),
+      runId: hint.runId,
+      agentId: hint.agentId ?? scope.agentId,
+      isRunRoot: false,
+    };
   }
 
   private noteJudgedAtStart(run: GuardedRun, toolName: string): void {
@@ -267,9 +278,10 @@ export class SpanGuard<S extends object> {
   private touch(scope: SpanScope): GuardedRun {
     return this.runs.touch(scope.runKey, () => ({
       runKey: scope.runKey,
+      runId: scope.runId,
       loop: new LoopRun({
         config: this.options.configFor(scope.agentId),
-        runId: scope.runKey,
+        runId: scope.runId,
         logger: this.options.logger,
         now: this.options.clock,
       }),

@@ -1,6 +1,6 @@
 /** `RunScopes`: a span's run is its own run id, else its nearest live ancestor's, else its trace. */
 import { describe, expect, it } from 'vitest';
-import { RunScopes } from '../../src/spans/run-scope.js';
+import { explicitRunKey, RunScopes, traceRunKey } from '../../src/spans/run-scope.js';
 
 /** A span-like object with ids, as the SDK's spans and replayed spans are. */
 function span(traceId: string, spanId: string, recording = true) {
@@ -13,23 +13,28 @@ describe('RunScopes', () => {
     const scopes = new RunScopes();
     const root = span('t1', 'a');
     const rootScope = scopes.resolve(root, root.ids, { runId: 'job-1', agentId: 'agent' }, undefined, false);
-    expect(rootScope).toMatchObject({ runKey: 'job-1', agentId: 'agent', isRunRoot: true });
-    expect(rootScope.descendants).toEqual({ runKey: 'job-1', agentId: 'agent', isRunRoot: false });
+    expect(rootScope).toMatchObject({ runKey: 'job-1', runId: 'job-1', agentId: 'agent', isRunRoot: true });
+    expect(rootScope.descendants).toEqual({ runKey: 'job-1', runId: 'job-1', agentId: 'agent', isRunRoot: false });
     const tool = span('t1', 'b');
     expect(scopes.resolve(tool, tool.ids, undefined, root, true)).toEqual({
       runKey: 'job-1',
+      runId: 'job-1',
       agentId: 'agent',
       isRunRoot: false,
     });
     const grandchild = span('t1', 'c');
     scopes.inherit(grandchild, 'c', tool);
-    expect(scopes.get(grandchild)).toEqual({ runKey: 'job-1', agentId: 'agent', isRunRoot: false });
+    expect(scopes.get(grandchild)).toEqual({ runKey: 'job-1', runId: 'job-1', agentId: 'agent', isRunRoot: false });
   });
 
   it('without any run hint a span is in its trace’s scope, and nothing is remembered for it', () => {
     const scopes = new RunScopes();
     const plain = span('t2', 'a');
-    expect(scopes.resolve(plain, plain.ids, undefined, undefined, true)).toEqual({ runKey: 't2', isRunRoot: false });
+    expect(scopes.resolve(plain, plain.ids, undefined, undefined, true)).toEqual({
+      runKey: traceRunKey('t2'),
+      runId: 't2',
+      isRunRoot: false,
+    });
     expect(scopes.get(plain)).toBeUndefined();
   });
 
@@ -37,12 +42,14 @@ describe('RunScopes', () => {
     const scopes = new RunScopes();
     const boundary = span('t3', 'a');
     expect(scopes.resolve(boundary, boundary.ids, { startsRun: true }, undefined, false)).toMatchObject({
-      runKey: 't3/a',
+      runKey: '\u0000s:t3/a',
+      runId: 't3/a',
       isRunRoot: true,
     });
     const toolAtRoot = span('t4', 'b');
     expect(scopes.resolve(toolAtRoot, toolAtRoot.ids, { startsRun: true }, undefined, true)).toEqual({
-      runKey: 't4',
+      runKey: traceRunKey('t4'),
+      runId: 't4',
       isRunRoot: false,
     });
   });
@@ -65,9 +72,30 @@ describe('RunScopes', () => {
     expect(scopes.closedBy(child, 't6', true)).toBeUndefined();
     expect(scopes.closedBy(root, 't6', false)).toBe('job-6');
     const traceRoot = span('t7', 'a');
-    expect(scopes.closedBy(traceRoot, 't7', false)).toBe('t7');
-    // A span whose parent is in another process closes nothing.
+    expect(scopes.closedBy(traceRoot, 't7', false)).toBe(traceRunKey('t7'));
+    // A span with a parent that entered from no other process closes nothing.
     expect(scopes.closedBy(span('t8', 'x'), 't8', true)).toBeUndefined();
+  });
+
+  it('a span under a remote parent enters the trace: its calls are a run of their own, closed by its end', () => {
+    const scopes = new RunScopes();
+    const first = span('t9', 'e1');
+    const second = span('t9', 'e2');
+    const a = scopes.enter(first, first.ids);
+    const b = scopes.enter(second, second.ids);
+    expect(a.runKey).not.toBe(b.runKey);
+    expect(a).toMatchObject({ runId: 't9', isRunRoot: true });
+    const call = span('t9', 'c');
+    expect(scopes.resolve(call, call.ids, undefined, first, true).runKey).toBe(a.runKey);
+    expect(scopes.closedBy(first, 't9', true)).toBe(a.runKey);
+  });
+
+  it('explicit run ids and derived keys never meet', () => {
+    const scopes = new RunScopes();
+    const explicit = span('t10', 'a');
+    const asTrace = scopes.resolve(explicit, explicit.ids, { runId: 't10' }, undefined, false);
+    expect(asTrace.runKey).not.toBe(traceRunKey('t10'));
+    expect(explicitRunKey(traceRunKey('t10'))).not.toBe(traceRunKey('t10'));
   });
 });
 

@@ -12,6 +12,7 @@ import {
 import * as sc from '../../src/semconv.js';
 import { DEFAULT_ADAPTERS } from '../../src/spans/adapters/index.js';
 import type { RunReleaseReason } from '../../src/spans/run-registry.js';
+import { traceRunKey } from '../../src/spans/run-scope.js';
 import { SpanGuard } from '../../src/spans/span-guard.js';
 import { AdapterSpanReader } from '../../src/spans/span-reading.js';
 import type { SpanView } from '../../src/spans/span-view.js';
@@ -107,7 +108,7 @@ describe('SpanGuard', () => {
       verdicts.push(finished.verdict && `${finished.verdict.phase}:${finished.verdict.check.verdict.level}`);
     }
     expect(verdicts).toEqual([undefined, undefined, 'end:warning', 'end:critical']);
-    expect(guard.peek('t1')!.loop.history.size).toBe(4);
+    expect(guard.peek(traceRunKey('t1'))!.loop.history.size).toBe(4);
   });
 
   it('arms the post-compaction guard on compaction.retry (with its message) and aborts on the window', () => {

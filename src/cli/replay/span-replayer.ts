@@ -109,7 +109,7 @@ export class SpanReplayer {
   private replayOf(run: GuardedRun, scope: SpanScope, source: string | undefined): ReplayedRun {
     let replayed = this.replays.get(run);
     if (!replayed) {
-      replayed = { runKey: run.runKey, source, replay: new RunReplay(this.keepEvents) };
+      replayed = { runKey: run.runId, source, replay: new RunReplay(this.keepEvents) };
       this.replays.set(run, replayed);
       this.runs.push(replayed);
     }
