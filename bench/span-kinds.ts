@@ -247,8 +247,8 @@ export function measuredKinds(): MeasuredKind[] {
     }),
     toolKind({
       name: 'tool-10m-text',
-      title: 'tool span: 1 KB args, 10 MB text result, 2 calls in turn',
-      pool: 2,
+      title: 'tool span: 1 KB args, 10 MB text result, 4 calls in turn',
+      pool: 4,
       args: argsJson,
       result: (i) => textResultJson(i, 10 * MB),
       bounds: true,
