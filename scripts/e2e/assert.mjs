@@ -217,10 +217,20 @@ async function assertJaeger(svc, agents, found) {
       trace.traceID === found.get(id).trace.traceID,
       `${id}: the tag search returns the same trace as the service search`,
     );
-    for (const expected of agent.events.filter((e) => e.event !== EVENT.warning)) {
-      const spans = trace.spans.filter((s) => eventsOf(s).some((e) => e.event === expected.event));
-      check(spans.length === 1, `${id}: one span carries ${expected.event} (found ${spans.length})`);
-      const span = spans[0];
+    const stops = agent.events.filter((e) => e.event !== EVENT.warning);
+    for (const [index, expected] of stops.entries()) {
+      // The k-th blocked (or aborted) call of the demo's account is the k-th such span by start time:
+      // a run can be blocked twice (OpenClaw's recovery turn, then the critical that ends the run).
+      const same = stops.filter((e) => e.event === expected.event);
+      const nth = stops.slice(0, index).filter((e) => e.event === expected.event).length;
+      const spans = trace.spans
+        .filter((s) => eventsOf(s).some((e) => e.event === expected.event))
+        .sort((a, b) => a.startTime - b.startTime);
+      check(
+        spans.length === same.length,
+        `${id}: ${same.length} span(s) carry ${expected.event} (found ${spans.length})`,
+      );
+      const span = spans[nth];
       const e = eventsOf(span).find((x) => x.event === expected.event);
       const blocked = expected.event === EVENT.blocked;
       const want = {
