@@ -180,11 +180,13 @@ export class RunScopes {
    * trace id. (A span whose parent is in another process closes nothing: that process may send
    * more calls of the same trace, so such runs are released by the idle TTL.)
    */
-  closedBy(span: object, traceId: string, hasParent: boolean): string | undefined {
+  closedBy(span: object, traceId: string, hasParent: boolean, anyLiveRun = true): string | undefined {
     const scope = this.scopes.get(span);
     if (scope) this.forget(span);
     if (scope?.isRunRoot) return scope.runKey;
-    if (hasParent) return undefined;
+    // Most spans that end here are plain trace roots of an application with no run alive:
+    // building the trace's run key for them would be a string per span for nothing.
+    if (hasParent || !anyLiveRun) return undefined;
     const traceKey = traceRunKey(traceId);
     return scope === undefined || scope.runKey === traceKey ? traceKey : undefined;
   }

@@ -229,7 +229,7 @@ export class SpanGuard<S extends object> {
    * its run, whose state is then released (`root-ended`).
    */
   close(span: S, traceId: string, hasParent: boolean): string | undefined {
-    const closed = this.scopes.closedBy(span, traceId, hasParent);
+    const closed = this.scopes.closedBy(span, traceId, hasParent, this.runs.size > 0);
     return closed !== undefined && this.runs.closeRoot(closed) ? closed : undefined;
   }
 
