@@ -101,6 +101,14 @@ function readDemo(file) {
 // ── Jaeger ───────────────────────────────────────────────────────────────────────────────────────────
 const tagOf = (tags, key) => tags.find((t) => t.key === key)?.value;
 const fieldsOf = (log) => Object.fromEntries(log.fields.map((f) => [f.key, f.value]));
+// Span start times are kept to the millisecond, so two blocked calls in a row can tie; the
+// demo numbers its call ids (`<agent>-<n>`), which orders them.
+const callNumber = (span) =>
+  Number(
+    String(tagOf(span.tags, 'gen_ai.tool.call.id') ?? '')
+      .split('-')
+      .pop(),
+  );
 const eventsOf = (span) => span.logs.map(fieldsOf).filter((f) => String(f.event ?? '').startsWith('tool_loop.'));
 
 /** The demo's traces in one Jaeger, by agent id (root span `invoke_agent <id>`). */
@@ -225,7 +233,7 @@ async function assertJaeger(svc, agents, found) {
       const nth = stops.slice(0, index).filter((e) => e.event === expected.event).length;
       const spans = trace.spans
         .filter((s) => eventsOf(s).some((e) => e.event === expected.event))
-        .sort((a, b) => a.startTime - b.startTime);
+        .sort((a, b) => a.startTime - b.startTime || callNumber(a) - callNumber(b));
       check(
         spans.length === same.length,
         `${id}: ${same.length} span(s) carry ${expected.event} (found ${spans.length})`,
