@@ -86,6 +86,14 @@ export interface LoopVerdict {
   readonly pairedSignature?: string;
   /** `argument_churn` (and warnings issued while churn is active): the run shows activity without progress. */
   readonly livenessSignal?: 'argument_churn';
+  /**
+   * The signatures (`argsHash`) of the calls that make up the loop, oldest member first: the
+   * history records carrying them are the loop's evidence (the calls an evidence span links to).
+   * Absent: the loop is the verdict's own call signature and, for `ping_pong`, `pairedSignature`.
+   */
+  readonly loopSignatures?: readonly string[];
+  /** For a cycle of calls (A→B→C→A…): its period, the number of distinct calls in it. */
+  readonly period?: number;
 }
 
 /** The answer to "may this call run?" */

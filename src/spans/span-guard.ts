@@ -233,6 +233,15 @@ export class SpanGuard<S extends object> {
     return closed !== undefined && this.runs.closeRoot(closed) ? closed : undefined;
   }
 
+  /**
+   * The live run a span belongs to through its scope (e.g. a chat span under a run's agent
+   * span), without marking it active; `undefined` once the span's scope is forgotten.
+   */
+  runOf(span: S): GuardedRun | undefined {
+    const scope = this.scopes.get(span);
+    return scope ? this.runs.peek(scope.runKey) : undefined;
+  }
+
   /** Releases every live run. */
   releaseAll(reason: RunReleaseReason): void {
     this.runs.clear(reason);
