@@ -111,4 +111,11 @@ export interface LoopCheck {
   readonly churnActiveSince?: number;
   /** While argument churn is active: how long it has been (the run's clock, ms; its liveness clock). */
   readonly churnActiveMs?: number;
+  /**
+   * With a verdict: tokens the run spent inside the loop (the usage its model calls reported
+   * between the loop's first member call and this call); absent when no usage was reported.
+   */
+  readonly wastedTokens?: number;
+  /** With a verdict: time from the loop's first member call to this call (the run's clock, ms). */
+  readonly wastedMs?: number;
 }
