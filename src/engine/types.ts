@@ -94,6 +94,11 @@ export interface LoopVerdict {
   readonly loopSignatures?: readonly string[];
   /** For a cycle of calls (A→B→C→A…): its period, the number of distinct calls in it. */
   readonly period?: number;
+  /**
+   * For a similarity verdict: the result fields (JSON paths) masked as volatile before the
+   * results were compared, so the verdict can be audited.
+   */
+  readonly maskedFields?: readonly string[];
 }
 
 /** The answer to "may this call run?" */
