@@ -99,6 +99,11 @@ export const ATTR_ERROR_TYPE = 'error.type';
 
 /** Span attribute: the tool span's verdict (`warning` / `critical` / `aborted`). */
 export const ATTR_TOOL_LOOP_VERDICT = 'tool_loop.verdict';
+/**
+ * Span attribute, `true` on a span that `ToolLoopSampler` sampled in because its trace or run had
+ * looped, where its delegate sampler would not have sampled it.
+ */
+export const ATTR_TOOL_LOOP_SAMPLED_IN = 'tool_loop.sampled_in';
 
 // ── Values ───────────────────────────────────────────────────────────────────
 export const COMPACTION_LOOP_PERSISTED = 'compaction_loop_persisted';
