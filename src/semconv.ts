@@ -210,3 +210,66 @@ export const ATTR_GENKIT_NAME = 'genkit:name';
 export const ATTR_GENKIT_INPUT = 'genkit:input';
 /** JSON of the action output (the tool's result), set before the span ends. */
 export const ATTR_GENKIT_OUTPUT = 'genkit:output';
+
+// ── Cost, evidence, shadow mode and recovery ─────────────────────────────────
+/** Token usage of a model call (OTel GenAI conventions), read from the chat spans of a run. */
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+/** On loop events: tokens the run's model calls reported between the loop's first member call and this call. */
+export const ATTR_TOOL_LOOP_WASTED_TOKENS = 'tool_loop.wasted_tokens';
+/** On loop events: ms from the loop's first member call to this call. */
+export const ATTR_TOOL_LOOP_WASTED_MS = 'tool_loop.wasted_ms';
+/** On a critical that a passed budget escalated from a warning: which budget (`tokens` / `time`). */
+export const ATTR_TOOL_LOOP_BUDGET = 'tool_loop.budget';
+export const BUDGET_TOKENS = 'tokens';
+export const BUDGET_TIME = 'time';
+/** On loop events of a cycle of calls: its period (the number of distinct calls in it). */
+export const ATTR_TOOL_LOOP_PERIOD = 'tool_loop.period';
+/** On loop events: the loop's distinct call signatures (args hashes), oldest first. */
+export const ATTR_TOOL_LOOP_LOOP_SIGNATURES = 'tool_loop.loop_signatures';
+/** On loop events: the result fields a similarity verdict masked as volatile. */
+export const ATTR_TOOL_LOOP_MASKED_FIELDS = 'tool_loop.masked_fields';
+/** On loop events, the window: the loop's member calls recorded before this one, oldest first. */
+export const ATTR_TOOL_LOOP_WINDOW_CALL_IDS = 'tool_loop.window.call_ids';
+export const ATTR_TOOL_LOOP_WINDOW_ARGS_HASHES = 'tool_loop.window.args_hashes';
+/** `''` for a member without a result (still running, or blocked). */
+export const ATTR_TOOL_LOOP_WINDOW_RESULT_HASHES = 'tool_loop.window.result_hashes';
+/** On loop events: the call id of the loop's first member call (its first occurrence). */
+export const ATTR_TOOL_LOOP_FIRST_CALL_ID = 'tool_loop.first_call_id';
+/** Shadow mode (`mode: 'shadow'`): what would have been a warning, a block, an abort; nothing is enforced. */
+export const EVENT_TOOL_LOOP_WOULD_WARN = 'tool_loop.would_warn';
+export const EVENT_TOOL_LOOP_WOULD_BLOCK = 'tool_loop.would_block';
+export const EVENT_TOOL_LOOP_WOULD_ABORT = 'tool_loop.would_abort';
+export const ACTION_WOULD_WARN = 'would_warn';
+export const ACTION_WOULD_BLOCK = 'would_block';
+export const ACTION_WOULD_ABORT = 'would_abort';
+/** Counter of recovery outcomes: after a warning or block, did the run's next calls escape the loop? */
+export const METRIC_TOOL_LOOP_RECOVERY = 'tool_loop.recovery';
+/** Attribute of `tool_loop.recovery`: `recovered`, `repeated` or `run_ended`. */
+export const ATTR_TOOL_LOOP_RECOVERY_OUTCOME = 'tool_loop.recovery.outcome';
+export const RECOVERY_RECOVERED = 'recovered';
+export const RECOVERY_REPEATED = 'repeated';
+export const RECOVERY_RUN_ENDED = 'run_ended';
+
+// OTel GenAI guardrail drafts: the evidence span of a critical verdict.
+/** `gen_ai.operation.name` of the evidence span, and the first word of its name. */
+export const GEN_AI_OPERATION_RUN_GUARDRAIL = 'run_guardrail';
+/** `gen_ai.guardrail.component.name` of the evidence span (and the second word of its name). */
+export const GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD = 'tool-loop-guard';
+export const ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME = 'gen_ai.guardrail.component.name';
+/** `input`: the guard judged a tool call before it ran. */
+export const ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE = 'gen_ai.guardrail.target.type';
+/** `tool_call`. */
+export const ATTR_GEN_AI_GUARDRAIL_TARGET_SUBTYPE = 'gen_ai.guardrail.target.subtype';
+/** The judged tool call's id. */
+export const ATTR_GEN_AI_GUARDRAIL_TARGET_ID = 'gen_ai.guardrail.target.id';
+/** The guard's verdict (`deny` for a critical), kept apart from what was enforced (`action.type`). */
+export const ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE = 'gen_ai.guardrail.verdict.type';
+export const ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON = 'gen_ai.guardrail.verdict.reason';
+/** What was enforced: `block`, or `allow` in shadow mode. */
+export const ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE = 'gen_ai.guardrail.action.type';
+export const GUARDRAIL_TARGET_INPUT = 'input';
+export const GUARDRAIL_TARGET_TOOL_CALL = 'tool_call';
+export const GUARDRAIL_VERDICT_DENY = 'deny';
+export const GUARDRAIL_ACTION_BLOCK = 'block';
+export const GUARDRAIL_ACTION_ALLOW = 'allow';
