@@ -5,6 +5,7 @@
  * our real processor, real exporting processors and the real helpers.
  */
 import {
+  context,
   createTraceState,
   ROOT_CONTEXT,
   SpanKind,
@@ -27,7 +28,11 @@ import {
   type Sampler,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import { generateText, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { traceRun } from '../../src/instrument/trace-run.js';
 import { traceToolCall } from '../../src/instrument/trace-tool-call.js';
 import { ToolLoopSampler } from '../../src/otel/loop-aware-sampler.js';
@@ -148,6 +153,20 @@ describe.each([
     const inner = exported.filter((span) => span.name === 'fs.readFile');
     expect(inner).toHaveLength(2);
     expect(inner[0].parentSpanContext?.spanId).toBe(firstLoop.spanId);
+  });
+});
+
+describe('a looping run under a remote parent that was not sampled', () => {
+  it('is blocked, and its calls after the loop are exported', async () => {
+    const p = await pipeline(new ParentBasedSampler({ root: new AlwaysOnSampler() }), 'simple');
+    const incoming = trace.setSpanContext(ROOT_CONTEXT, { ...PARENT, isRemote: true });
+    const bodies: BodyView[] = [];
+    await context.with(incoming, () => loopingRun(p, 'run-remote', 6, bodies));
+    expect(bodies).toHaveLength(4);
+    const tools = toolSpans(await p.exported());
+    expect(tools).toHaveLength(3);
+    expect(tools.every((span) => span.spanContext().traceId === PARENT.traceId)).toBe(true);
+    expect(tools.filter((span) => hasEvent(span, sc.EVENT_TOOL_LOOP_BLOCKED))).toHaveLength(2);
   });
 });
 
@@ -570,5 +589,80 @@ describe('spans sampled in after a loop', () => {
     const write = (await p.exported()).find((span) => span.name === 'execute_tool write');
     expect(write?.status.code).toBe(SpanStatusCode.ERROR);
     expect(write?.attributes[sc.ATTR_TOOL_LOOP_SAMPLED_IN]).toBe(true);
+  });
+});
+
+describe('the Vercel AI SDK under a ratio-0 parent-based sampler', () => {
+  /** A model that asks for the same tool call at every step. */
+  const loopingModel = () => {
+    let step = 0;
+    return new MockLanguageModelV3({
+      doGenerate: async (): Promise<LanguageModelV3GenerateResult> => {
+        step += 1;
+        return {
+          content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: 'check', input: '{"job":"42"}' }],
+          finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+          usage: {
+            inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: 5, text: 5, reasoning: undefined },
+          },
+          warnings: [],
+        };
+      },
+    });
+  };
+
+  /** Runs the looping agent (W2 C4, abortOnCritical) with or without the sampler around the delegate. */
+  async function agent(wrapped: boolean) {
+    installContextManager();
+    const delegate = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) });
+    const sampler = wrapped ? new ToolLoopSampler(delegate) : delegate;
+    const loopEvents: LoopEvent[] = [];
+    const processor = await ToolLoopSpanProcessor.create({
+      config: LOW_THRESHOLDS,
+      abortOnCritical: true,
+      ...(sampler instanceof ToolLoopSampler
+        ? sampler.callbacks({ onLoopEvent: (event) => loopEvents.push(event) })
+        : { onLoopEvent: (event: LoopEvent) => loopEvents.push(event) }),
+    });
+    const exporter = new InMemorySpanExporter();
+    const tracer = new BasicTracerProvider({
+      sampler,
+      spanProcessors: [processor, new SimpleSpanProcessor(exporter)],
+    }).getTracer('ai-sdk');
+    let executions = 0;
+    const outcome = await generateText({
+      model: loopingModel(),
+      tools: {
+        check: tool({ inputSchema: z.object({ job: z.string() }), execute: async () => (executions++, 'running') }),
+      },
+      prompt: 'wait for job 42',
+      stopWhen: stepCountIs(12),
+      experimental_telemetry: { isEnabled: true, tracer, metadata: { runId: 'ai-run' } },
+      abortSignal: processor.runSignal('ai-run'),
+    }).then(
+      () => 'finished',
+      (error: unknown) => (error instanceof Error ? error.name : 'rejected'),
+    );
+    return { outcome, executions, loopEvents, exported: exporter.getFinishedSpans() };
+  }
+
+  it('without the wrapper the loop runs to the step limit unseen; with it the run is stopped and the loop exported', async () => {
+    const plain = await agent(false);
+    expect(plain).toMatchObject({ outcome: 'finished', executions: 12, loopEvents: [], exported: [] });
+
+    const guarded = await agent(true);
+    // Critical at the 5th call's start; the SDK runs that call, then stops on the aborted signal.
+    expect(guarded.outcome).toBe('ToolLoopBlockedError');
+    expect(guarded.executions).toBe(5);
+    expect(guarded.loopEvents.map((event) => [event.level, event.runId])).toEqual([
+      ['warning', 'ai-run'],
+      ['critical', 'ai-run'],
+    ]);
+    const calls = guarded.exported.filter((span) => span.name === 'ai.toolCall');
+    expect(calls).toHaveLength(2);
+    expect(calls.every((span) => span.attributes[sc.ATTR_TOOL_LOOP_SAMPLED_IN] === true)).toBe(true);
+    expect(calls[1].events.map((event) => event.name)).toContain(sc.EVENT_TOOL_LOOP_BLOCKED);
+    expect(guarded.exported.some((span) => span.name === 'ai.generateText')).toBe(false);
   });
 });
