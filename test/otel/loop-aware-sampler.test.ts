@@ -31,6 +31,11 @@ import {
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import {
+  BasicTracerProvider as BasicTracerProvider20,
+  ParentBasedSampler as ParentBasedSampler20,
+  TraceIdRatioBasedSampler as TraceIdRatioBasedSampler20,
+} from 'sdk-trace-base-2-0';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { traceRun } from '../../src/instrument/trace-run.js';
@@ -664,5 +669,23 @@ describe('the Vercel AI SDK under a ratio-0 parent-based sampler', () => {
     expect(calls.every((span) => span.attributes[sc.ATTR_TOOL_LOOP_SAMPLED_IN] === true)).toBe(true);
     expect(calls[1].events.map((event) => event.name)).toContain(sc.EVENT_TOOL_LOOP_BLOCKED);
     expect(guarded.exported.some((span) => span.name === 'ai.generateText')).toBe(false);
+  });
+});
+
+describe('on sdk-trace-base 2.0 (no onEnding)', () => {
+  it('records the dropped run so the processor still blocks its loop', async () => {
+    installContextManager();
+    const sampler = new ToolLoopSampler(new ParentBasedSampler20({ root: new TraceIdRatioBasedSampler20(0) }));
+    const loopEvents: LoopEvent[] = [];
+    const processor = await ToolLoopSpanProcessor.create({
+      config: LOW_THRESHOLDS,
+      ...sampler.callbacks({ onLoopEvent: (event) => loopEvents.push(event) }),
+    });
+    const tracer = new BasicTracerProvider20({ sampler, spanProcessors: [processor] }).getTracer('sdk-2.0');
+    const p = { sampler, processor, tracer, loopEvents, exported: async () => [] };
+    const bodies: BodyView[] = [];
+    await loopingRun(p, 'run-sdk-2.0', 6, bodies);
+    expect(bodies).toHaveLength(4);
+    expect(loopEvents.map((event) => event.level)).toEqual(['warning', 'critical', 'critical']);
   });
 });
