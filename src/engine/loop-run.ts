@@ -1,5 +1,10 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import type { ResolvedLoopDetectionConfig } from './config.js';
+import { escalatedVerdict, passedBudget, type BudgetKind, type LoopBudget } from './cost/loop-budget.js';
+import { UsageLedger } from './cost/usage-ledger.js';
+import { CallRefs, type CallRef } from './evidence/call-refs.js';
+import { loopSignaturesOf, loopWindow, type LoopWindow } from './evidence/loop-window.js';
+import { RecoveryWatch, type RecoveryCounts, type RecoveryResolution } from './recovery/recovery-watch.js';
 import { detectToolCallLoop } from './detectors/detect.js';
 import type { InFlightCall } from './history/queries.js';
 import { normalizeRunId, ToolCallHistory } from './history/tool-call-history.js';
@@ -9,7 +14,7 @@ import {
   type GuardVerdict,
   type GuardWindowSummary,
 } from './post-compaction-guard.js';
-import type { LoopCheck, OutcomeHash, ToolCallRecord, ToolCallSignature } from './types.js';
+import type { LoopCheck, LoopVerdict, OutcomeHash, ToolCallRecord, ToolCallSignature } from './types.js';
 import { WarningSuppression } from './warning-suppression.js';
 
 /** A guard verdict that aborts the run. */
@@ -30,9 +35,35 @@ export interface LoopRunOptions {
    * the runs of one OpenClaw session share its history window (trimmed before run filtering).
    */
   readonly history?: ToolCallHistory;
+  /**
+   * What a detected loop may burn (tokens reported through {@link LoopRun.spend}, wall time)
+   * before its warning becomes a critical. Default: none (the count thresholds alone decide).
+   */
+  readonly budget?: LoopBudget;
+  /**
+   * Shadow mode: verdicts are reached and reported as usual, but nothing is blocked (a critical
+   * call is recorded as a call that ran, so its outcome counts). Default `false`.
+   */
+  readonly shadow?: boolean;
+  /**
+   * Calls watched after each surfaced verdict to tell whether the run left the loop (see
+   * {@link LoopRun.recovery}); 0 turns recovery tracking off. Default 0.
+   */
+  readonly recoveryWindow?: number;
 }
 
-const NOTHING: LoopCheck = Object.freeze({ emit: false, blocked: false });
+/** A {@link LoopCheck} with what the run measured of the verdict's loop. */
+export interface RunCheck extends LoopCheck {
+  /** With a surfaced verdict (or any verdict under a budget): the loop's members recorded before this call. */
+  readonly window?: LoopWindow;
+  /** The budget whose passing escalated this call's warning to a critical. */
+  readonly budgetExceeded?: BudgetKind;
+  /** The recovery watch this call settled (a verdict surfaced on an earlier call). */
+  readonly recovery?: RecoveryResolution;
+}
+
+const NOTHING: RunCheck = Object.freeze({ emit: false, blocked: false });
+const NO_RECOVERY: RecoveryCounts = Object.freeze({ recovered: 0, repeated: 0, runEnded: 0 });
 const VETO: OutcomeHash = Object.freeze({ outcomeKind: 'tool-loop-veto' });
 const NO_OBSERVATION = Object.freeze({});
 
@@ -61,6 +92,15 @@ export class LoopRun {
   private inFlight: InFlightCall | InFlightCall[] | undefined = undefined;
   /** When the current stretch of argument churn began (the run's clock), while it lasts. */
   private churnSince: number | undefined = undefined;
+  private readonly budget: LoopBudget | undefined;
+  private readonly shadow: boolean;
+  private readonly recoveryWindow: number;
+  /** Created with the first token report: most runs' spans carry no usage. */
+  private usage: UsageLedger | undefined = undefined;
+  /** Created with the first call judged with a span reference. */
+  private refs: CallRefs | undefined = undefined;
+  /** Created with the first surfaced verdict. */
+  private recoveryWatch: RecoveryWatch | undefined = undefined;
 
   constructor(options: LoopRunOptions) {
     this.config = options.config;
@@ -68,6 +108,39 @@ export class LoopRun {
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
     this.history = options.history ?? new ToolCallHistory({ now: this.now });
+    const budget = options.budget;
+    this.budget = budget && (budget.tokens !== undefined || budget.ms !== undefined) ? budget : undefined;
+    this.shadow = options.shadow === true;
+    this.recoveryWindow = options.recoveryWindow ?? 0;
+  }
+
+  /** How this run's surfaced verdicts turned out so far (all zero without recovery tracking). */
+  get recovery(): RecoveryCounts {
+    return this.recoveryWatch?.counts ?? NO_RECOVERY;
+  }
+
+  /** Tokens the run's model calls reported so far (0 when none reported usage). */
+  get tokensSpent(): number {
+    return this.usage?.spent ?? 0;
+  }
+
+  /** A model call of this run reported token usage (input and output), now. */
+  spend(tokens: number): void {
+    if (!Number.isFinite(tokens) || tokens <= 0) return;
+    (this.usage ??= new UsageLedger(2 * this.config.historySize)).add(tokens, this.now());
+  }
+
+  /** The run ended: settles a recovery watch still open (`run_ended`) and returns it. */
+  end(): RecoveryResolution | undefined {
+    return this.recoveryWatch?.end();
+  }
+
+  /**
+   * The span references of the run's newest calls with one of these signatures, oldest first
+   * (the calls judged with one, while detection or an armed guard was running).
+   */
+  memberRefs(signatures: readonly string[]): CallRef[] {
+    return this.refs?.of(signatures) ?? [];
   }
 
   /**
@@ -76,7 +149,7 @@ export class LoopRun {
    * still in flight count as no-progress vetoes (OpenClaw's whole-batch admission: a later
    * sibling must assume an earlier one makes no progress), unless `detectors.batchAdmission` is off.
    */
-  check(call: ToolCallSignature): LoopCheck {
+  check(call: ToolCallSignature): RunCheck {
     const { inFlight } = this;
     // Sequential agents have no call in flight when the next is judged: no projection is built.
     const projected =
@@ -93,18 +166,49 @@ export class LoopRun {
     if (!churning) this.churnSince = undefined;
     else this.churnSince ??= now;
     if (!finding) return NOTHING;
-    const { verdict, log } = finding;
+    const { log } = finding;
+    let { verdict } = finding;
     if (log) this.logger[log.level](log.message);
+    const budget = this.budget;
+    let measured = budget ? this.measure(call, verdict) : undefined;
+    let budgetExceeded: BudgetKind | undefined;
+    if (budget && measured && verdict.level === 'warning') {
+      budgetExceeded = passedBudget(budget, measured);
+      if (budgetExceeded) verdict = escalatedVerdict(verdict, budgetExceeded, budget, measured, call.toolName);
+    }
     if (verdict.level === 'critical') {
-      this.logger.error(`Blocking ${call.toolName} due to critical loop: ${verdict.message}`);
-      return { verdict, emit: true, blocked: true };
+      if (this.shadow)
+        this.logger.error(`Shadow mode: would block ${call.toolName} due to critical loop: ${verdict.message}`);
+      else this.logger.error(`Blocking ${call.toolName} due to critical loop: ${verdict.message}`);
+      measured ??= this.measure(call, verdict);
+      const check: RunCheck = { verdict, emit: true, blocked: !this.shadow, ...measured };
+      return budgetExceeded ? { ...check, budgetExceeded } : check;
     }
     this.suppression ??= new WarningSuppression();
     const emit = this.suppression.shouldEmit(verdict, this.config.warningThreshold);
     if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
-    if (!churning) return { verdict, emit, blocked: false };
+    if (emit) measured ??= this.measure(call, verdict);
+    const check: RunCheck = measured
+      ? { verdict, emit, blocked: false, ...measured }
+      : { verdict, emit, blocked: false };
+    if (!churning) return check;
     const since = this.churnSince!;
-    return { verdict, emit, blocked: false, churnActiveSince: since, churnActiveMs: now - since };
+    return { ...check, churnActiveSince: since, churnActiveMs: now - since };
+  }
+
+  /**
+   * What the verdict's loop has burned: time and reported tokens since its first member call
+   * in the window, and that window.
+   */
+  private measure(
+    call: ToolCallSignature,
+    verdict: LoopVerdict,
+  ): { window: LoopWindow; wastedMs: number; wastedTokens?: number } {
+    const window = loopWindow(this.history.records(), this.runId, loopSignaturesOf(verdict, call));
+    const now = this.now();
+    const since = window.firstTimestamp ?? now;
+    const wastedMs = Math.max(0, now - since);
+    return this.usage ? { window, wastedMs, wastedTokens: this.usage.spentAfter(since) } : { window, wastedMs };
   }
 
   /**
@@ -113,17 +217,35 @@ export class LoopRun {
    * on reaches the circuit breaker (OpenClaw #127701; not recorded at all with
    * `detectors.vetoesExtendStreak` off). A call judged only after it ran (`alreadyRan`:
    * arguments known only at its end) cannot be vetoed: it is recorded as a call whatever the
-   * verdict, so that its outcome counts (it is detected and reported, not blocked).
+   * verdict, so that its outcome counts (it is detected and reported, not blocked). In shadow
+   * mode nothing is blocked. `ref`: the call's span, kept (16 bytes) for the links of an evidence
+   * span while detection or an armed guard runs. The call first settles an open recovery watch;
+   * a surfaced verdict opens one (with `recoveryWindow`); {@link RunCheck.recovery} is the one settled.
    */
-  judge(call: ToolCallSignature, toolCallId?: string, alreadyRan = false): LoopCheck {
+  judge(call: ToolCallSignature, toolCallId?: string, alreadyRan = false, ref?: CallRef): RunCheck {
+    const settled = this.recoveryWatch?.observe(call.argsHash);
     const check = this.check(call);
+    if (ref && this.config.trackHistory && (this.config.enabled || this.guard?.enabled))
+      (this.refs ??= new CallRefs(this.config.historySize)).add(call.argsHash, ref);
+    const { verdict } = check;
+    const replaced =
+      verdict && check.emit && this.recoveryWindow > 0
+        ? (this.recoveryWatch ??= new RecoveryWatch(this.recoveryWindow)).watch(
+            check.window?.signatures ?? loopSignaturesOf(verdict, call),
+            verdict.level,
+            verdict.detector,
+            call.toolName,
+          )
+        : undefined;
+    const recovery = settled ?? replaced;
+    const judged = recovery ? { ...check, recovery } : check;
     if (check.blocked && !alreadyRan) {
       if (this.config.detectors.vetoesExtendStreak) this.recordVeto(call, toolCallId);
-      return check;
+      return judged;
     }
     this.recordCall(call, toolCallId);
     if (!alreadyRan && this.config.trackHistory) this.enterFlight(call);
-    return check;
+    return judged;
   }
 
   /**
