@@ -200,7 +200,7 @@ export class ToolLoopSampler implements Sampler {
     const view = spanView(spanName, attributes);
     if (!this.triggers.mayConcernAtStart(view)) return false;
     const runId = readScopeHint(this.options.adapters, view)?.runId;
-    if (runId === undefined || !this.loopingRuns.touch(runId)) return false;
+    if (runId === undefined || !this.loopingRuns.has(runId)) return false;
     this.loopingTraces.add(traceId);
     return true;
   }

@@ -432,21 +432,25 @@ describe('sampling a run in', () => {
     ]);
   });
 
-  it('forgets the least recently looping run ids past maxLoopingRuns', () => {
+  it('forgets the least recently looping run ids past maxLoopingRuns, whatever their traffic', () => {
     const sampler = new ToolLoopSampler(new TraceIdRatioBasedSampler(0), { maxLoopingRuns: 2 });
     for (const runId of ['run-1', 'run-2', 'run-3']) sampler.sampleIn({ traceId: TRACE_A, runId });
-    const runRoot = (runId: string) =>
-      sampler.shouldSample(
-        ROOT_CONTEXT,
-        TRACE_B,
-        'invoke_agent',
-        SpanKind.INTERNAL,
-        {
-          [sc.ATTR_TOOL_LOOP_RUN_ID]: runId,
-        },
-        [],
-      ).decision;
+    let traces = 0;
+    // Each run root starts a trace of its own, so only its run id can sample it in.
+    const runRoot = (runId: string) => {
+      traces += 1;
+      const traceId = traces.toString(16).padStart(32, 'f');
+      const attributes = { [sc.ATTR_TOOL_LOOP_RUN_ID]: runId };
+      return sampler.shouldSample(ROOT_CONTEXT, traceId, 'invoke_agent', SpanKind.INTERNAL, attributes, []).decision;
+    };
     expect(['run-1', 'run-2', 'run-3'].map(runRoot)).toEqual([
+      SamplingDecision.RECORD,
+      SamplingDecision.RECORD_AND_SAMPLED,
+      SamplingDecision.RECORD_AND_SAMPLED,
+    ]);
+    // Traffic does not keep run-2: the next loop pushes out the oldest one.
+    sampler.sampleIn({ traceId: TRACE_B, runId: 'run-4' });
+    expect(['run-2', 'run-3', 'run-4'].map(runRoot)).toEqual([
       SamplingDecision.RECORD,
       SamplingDecision.RECORD_AND_SAMPLED,
       SamplingDecision.RECORD_AND_SAMPLED,
