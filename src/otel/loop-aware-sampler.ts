@@ -134,8 +134,8 @@ export class ToolLoopSampler implements Sampler {
   /**
    * Samples in the spans that start from now on in trace `traceId`, and in any trace whose spans
    * carry run id `runId` as they start (`tool_loop.run_id`, `ai.telemetry.metadata.runId`,
-   * `session.id`, … — the adapters' run scopes). What the listeners call; an invalid trace id is
-   * ignored. Never throws.
+   * `session.id`, … — the adapters' run scopes). What the listeners call; ids with an invalid trace
+   * id are ignored. Never throws.
    */
   sampleIn(ids: { readonly traceId: string; readonly runId?: string }): void {
     try {
