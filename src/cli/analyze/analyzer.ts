@@ -10,7 +10,8 @@ import { readInputFile, type DetectedKind } from '../readers/input.js';
 import type { InputFormat, InputProblem } from '../readers/types.js';
 import { CallSequence } from '../replay/call-sequence.js';
 import { prepareSpan } from '../replay/prepared-span.js';
-import { emptyCounters, type ReplayEvent, type RunCounters } from '../replay/run-replay.js';
+import { emptyCounters, type ReplayEvent, type RunCounters, type RunReplay } from '../replay/run-replay.js';
+import type { RunTimelineView } from '../replay/run-timeline.js';
 import { SpanReplayer } from '../replay/span-replayer.js';
 import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
 import type { SpanView } from '../../spans/span-view.js';
@@ -38,6 +39,11 @@ export interface AnalyzeOptions {
   readonly progress?: Progress;
   /** Called as each problem is found (reports also list them). */
   readonly onProblem?: (problem: InputProblem) => void;
+  /**
+   * Keep each run's per-call timeline (for the HTML report), of at most this many calls per
+   * run; see `RunTimeline` for which calls are kept. Default: no timeline.
+   */
+  readonly timelineCalls?: number;
 }
 
 /** One analysed run. */
@@ -58,6 +64,8 @@ export interface RunReport {
   readonly firstBlock?: { readonly call: number; readonly step?: number };
   readonly firstAbort?: number;
   readonly events: readonly ReplayEvent[];
+  /** The run's calls, when `timelineCalls` was set. */
+  readonly timeline?: RunTimelineView;
 }
 
 /** One input file. */
@@ -96,9 +104,10 @@ export interface AnalyzeReport {
 
 function runReport(
   base: { id: string; format: InputFormat; source?: string; service?: string; agentId?: string },
-  counters: RunCounters,
-  events: readonly ReplayEvent[],
+  replay: RunReplay | undefined,
 ): RunReport {
+  const counters: RunCounters = replay?.counters ?? emptyCounters();
+  const timeline = replay?.timeline?.view();
   return {
     ...base,
     calls: counters.calls,
@@ -116,7 +125,8 @@ function runReport(
         }
       : {}),
     ...(counters.firstAbort !== undefined ? { firstAbort: counters.firstAbort } : {}),
-    events,
+    events: replay?.events ?? [],
+    ...(timeline ? { timeline } : {}),
   };
 }
 
@@ -137,6 +147,7 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
     logger,
     runIdleTtlMs: options.runIdleTtlMs ?? DEFAULT_RUN_IDLE_TTL_MS,
     maxLiveRuns: options.maxLiveRuns ?? DEFAULT_MAX_LIVE_RUNS,
+    ...(options.timelineCalls !== undefined ? { timelineCalls: options.timelineCalls } : {}),
   };
   const problems: InputProblem[] = [];
   const report = (problem: InputProblem) => {
@@ -222,13 +233,7 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
     if (trajectory) {
       trajectory.sequence.close(trajectory.replayer);
       const replay = trajectory.replayer.runs[0]?.replay;
-      runs.push(
-        runReport(
-          { id: file, format: 'trajectory', source: file },
-          replay?.counters ?? emptyCounters(),
-          replay?.events ?? [],
-        ),
-      );
+      runs.push(runReport({ id: file, format: 'trajectory', source: file }, replay));
     }
   }
 
@@ -248,8 +253,7 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
             ...(service !== undefined ? { service } : {}),
             ...(run.agentId !== undefined ? { agentId: run.agentId } : {}),
           },
-          run.replay.counters,
-          run.replay.events,
+          run.replay,
         ),
       );
     }

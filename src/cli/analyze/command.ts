@@ -1,11 +1,20 @@
 import { parseArgs } from 'node:util';
 import type { EngineLogger } from '../../util/logger.js';
 import { PACKAGE_VERSION } from '../../version.js';
-import { OVERRIDE_OPTIONS, UsageError, applyOverrides, loadCliConfig, readOverrides } from '../options.js';
+import {
+  OVERRIDE_OPTIONS,
+  UsageError,
+  applyOverrides,
+  loadCliConfig,
+  positiveInteger,
+  readOverrides,
+} from '../options.js';
 import { Progress, type CliIo } from '../progress.js';
 import { INPUT_FORMATS, formatProblem, type InputFormat } from '../readers/types.js';
 import { analyze } from './analyzer.js';
 import { analyzeJson, formatAnalyzeText } from './format.js';
+import { htmlTargetProblem, writeHtmlFile } from './html-file.js';
+import { DEFAULT_HTML_MAX_CALLS, renderHtmlReport } from './html-report.js';
 
 export const ANALYZE_USAGE = `Usage: tool-loop-guard analyze [options] <files or folders...>
 
@@ -28,11 +37,16 @@ Options:
   --skip-synthetic    leave out trajectory steps marked "synthetic" (harness-inserted)
   --fail-on <warning|critical>  exit with code 1 if any warning (or block/abort) / any block or abort
   --json              print the report as JSON
+  --html <file>       also write a self-contained HTML report: each run as a timeline of its calls
+                      (repeats, cycles, warnings, blocks, aborts, wasted tokens and time)
+  --html-max-calls <n>  calls kept per run for --html (default ${DEFAULT_HTML_MAX_CALLS}; the first, the lead-in
+                      to the first finding, and the calls after it)
   --all-runs          list every run in the summary table (default: runs with findings)
   --verbose           print the engine's log lines on stderr
   -h, --help          show this help
 
-Exit codes: 0 done; 1 --fail-on level reached; 2 usage or config error, or no input could be read.
+Exit codes: 0 done; 1 --fail-on level reached; 2 usage or config error, no input could be read, or
+the HTML report could not be written.
 `;
 
 /** `tool-loop-guard analyze …`; returns the exit code. */
@@ -46,6 +60,8 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
       format: { type: 'string' },
       config: { type: 'string' },
       json: { type: 'boolean' },
+      html: { type: 'string' },
+      'html-max-calls': { type: 'string' },
       'fail-on': { type: 'string' },
       'skip-synthetic': { type: 'boolean' },
       'all-runs': { type: 'boolean' },
@@ -65,6 +81,23 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
   if (failOn !== undefined && failOn !== 'warning' && failOn !== 'critical')
     throw new UsageError(`--fail-on must be warning or critical, got ${JSON.stringify(failOn)}`);
   const overrides = readOverrides(values);
+  const html = values.html;
+  if (html !== undefined && html.trim() === '') throw new UsageError('--html needs a file name');
+  const maxCalls = values['html-max-calls'];
+  if (maxCalls !== undefined && html === undefined) throw new UsageError('--html-max-calls needs --html <file>');
+  const timelineCalls =
+    html === undefined
+      ? undefined
+      : maxCalls !== undefined
+        ? positiveInteger('html-max-calls', maxCalls)
+        : DEFAULT_HTML_MAX_CALLS;
+  if (html !== undefined) {
+    const problem = await htmlTargetProblem(html);
+    if (problem !== undefined) {
+      io.stderr(`tool-loop-guard: ${problem}\n`);
+      return 2;
+    }
+  }
 
   const printed = new Set<string>();
   const warnOnce = (line: string) => {
@@ -94,10 +127,19 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
     configSource: values.config,
     progress,
     onProblem: (problem) => io.stderr(`error: ${formatProblem(problem)}\n`),
+    ...(timelineCalls !== undefined ? { timelineCalls } : {}),
   });
 
   if (values.json) io.stdout(`${JSON.stringify(analyzeJson(report, { version: PACKAGE_VERSION }), null, 2)}\n`);
   else io.stdout(formatAnalyzeText(report, { allRuns: values['all-runs'] === true }));
+  if (html !== undefined) {
+    const problem = await writeHtmlFile(html, renderHtmlReport(report, { version: PACKAGE_VERSION }));
+    if (problem !== undefined) {
+      io.stderr(`tool-loop-guard: ${problem}\n`);
+      return 2;
+    }
+    io.stderr(`HTML report written to ${html}\n`);
+  }
 
   if (
     report.runs.length === 0 &&

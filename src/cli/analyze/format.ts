@@ -98,7 +98,8 @@ export function analyzeJson(report: AnalyzeReport, meta: { version: string }): u
     command: 'analyze',
     config: report.config,
     totals: report.totals,
-    runs: report.runs,
+    // The timeline is the HTML report's; the JSON keeps its documented shape.
+    runs: report.runs.map(({ timeline: _timeline, ...run }) => run),
     inputs: report.inputs,
     problems: report.problems,
   };

@@ -1,5 +1,7 @@
 import type { GuardAbort } from '../../engine/loop-run.js';
+import type { ToolCallSignature } from '../../engine/types.js';
 import type { CallVerdict, SpanStarted } from '../../spans/span-guard.js';
+import type { RunTimeline } from './run-timeline.js';
 
 /** What a replayed verdict did. `arm` marks a compaction-retry that armed the guard. */
 export type ReplayAction = 'warn' | 'block' | 'abort' | 'arm';
@@ -20,6 +22,16 @@ export interface ReplayEvent {
   readonly message: string;
   readonly warningKey?: string;
   readonly pairedToolName?: string;
+  /** For a cycle of calls: its period (the number of distinct calls in it). */
+  readonly period?: number;
+  /** The `argsHash` of the loop's member calls, oldest first, when the detector names them. */
+  readonly loopSignatures?: readonly string[];
+  /** For a similarity verdict: the result fields masked as volatile before comparing. */
+  readonly maskedFields?: readonly string[];
+  /** Tokens the run's model calls reported inside the loop, when any did. */
+  readonly wastedTokens?: number;
+  /** Recorded time from the loop's first member call to this call, in ms. */
+  readonly wastedMs?: number;
 }
 
 /** Per-run counters. */
@@ -49,7 +61,14 @@ export class RunReplay {
   readonly counters: RunCounters = emptyCounters();
   readonly events: ReplayEvent[] = [];
 
-  constructor(private readonly keepEvents: boolean) {}
+  /**
+   * @param keepEvents list the emitted events (off for sweeps: counters only)
+   * @param timeline the per-call record the HTML report draws, when it is asked for
+   */
+  constructor(
+    private readonly keepEvents: boolean,
+    readonly timeline?: RunTimeline,
+  ) {}
 
   /** Numbers a new call of this run (at its span start, so late-judged calls keep their place). */
   nextIndex(): number {
@@ -57,8 +76,14 @@ export class RunReplay {
     return this.counters.calls;
   }
 
-  /** Counts a verdict on call `index`. */
-  verdict({ check, phase }: CallVerdict, toolName: string, index: number, step: number | undefined): void {
+  /** Counts a verdict on call `index` (`call`: the call judged). */
+  verdict(
+    { check, phase }: CallVerdict,
+    call: ToolCallSignature | undefined,
+    toolName: string,
+    index: number,
+    step: number | undefined,
+  ): void {
     const { verdict } = check;
     if (check.blocked) {
       this.counters.blocks += 1;
@@ -69,7 +94,7 @@ export class RunReplay {
     } else if (check.emit) this.counters.warnings += 1;
     else this.counters.suppressedWarnings += 1;
     if (!check.emit || !this.keepEvents) return;
-    this.events.push({
+    const event: ReplayEvent = {
       call: index,
       ...(step !== undefined ? { step } : {}),
       phase,
@@ -81,7 +106,22 @@ export class RunReplay {
       message: verdict.message,
       warningKey: verdict.warningKey,
       ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
-    });
+      ...(verdict.period !== undefined ? { period: verdict.period } : {}),
+      ...(verdict.loopSignatures !== undefined ? { loopSignatures: verdict.loopSignatures } : {}),
+      ...(verdict.maskedFields !== undefined ? { maskedFields: verdict.maskedFields } : {}),
+      ...(check.wastedTokens !== undefined ? { wastedTokens: check.wastedTokens } : {}),
+      ...(check.wastedMs !== undefined ? { wastedMs: check.wastedMs } : {}),
+    };
+    this.events.push(event);
+    if (!this.timeline) return;
+    // The calls of the loop a block stopped are marked on the timeline (warnings would mark most of a looping run).
+    const members = !check.blocked
+      ? undefined
+      : (verdict.loopSignatures ??
+        (call
+          ? [call.argsHash, ...(verdict.pairedSignature !== undefined ? [verdict.pairedSignature] : [])]
+          : undefined));
+    this.timeline.event(index, event, phase, members);
   }
 
   /** Counts a post-compaction abort on call `index`. */
@@ -89,7 +129,7 @@ export class RunReplay {
     this.counters.aborts += 1;
     this.counters.firstAbort ??= index;
     if (!this.keepEvents) return;
-    this.events.push({
+    const event: ReplayEvent = {
       call: index,
       ...(step !== undefined ? { step } : {}),
       phase: 'end',
@@ -99,7 +139,9 @@ export class RunReplay {
       count: verdict.count,
       toolName: verdict.toolName,
       message: verdict.message,
-    });
+    };
+    this.events.push(event);
+    this.timeline?.event(index, event, undefined);
   }
 
   /** Counts a compaction retry that armed the guard. */

@@ -6,6 +6,7 @@ import type { SpanReader } from '../../spans/span-reading.js';
 import { silentLogger } from '../../util/logger.js';
 import type { PreparedSpan } from './prepared-span.js';
 import { RunReplay } from './run-replay.js';
+import { RunTimeline } from './run-timeline.js';
 
 /** A span of a recorded trace, already read and hashed (see `prepareSpan`). */
 export interface ReplaySpan {
@@ -39,6 +40,11 @@ export interface SpanReplayerOptions {
   readonly maxLiveRuns: number;
   /** Keep each run's event list (off for sweeps: counters only). Default true. */
   readonly keepEvents?: boolean;
+  /**
+   * Keep a per-call timeline of each run, of at most this many calls (for the HTML report;
+   * needs `keepEvents`). Default: none.
+   */
+  readonly timelineCalls?: number;
 }
 
 /** Prepared spans are read from what was hashed once. */
@@ -58,12 +64,14 @@ export class SpanReplayer {
   /** The index of each tool span's call in its run, from its start to its end. */
   private readonly indexes = new WeakMap<ReplaySpan, number>();
   private readonly keepEvents: boolean;
+  private readonly timelineCalls: number | undefined;
   /** Every run instance, in order of creation. */
   readonly runs: ReplayedRun[] = [];
   private time = 0;
 
   constructor(options: SpanReplayerOptions) {
     this.keepEvents = options.keepEvents ?? true;
+    this.timelineCalls = this.keepEvents ? options.timelineCalls : undefined;
     this.guard = new SpanGuard<ReplaySpan>({
       reader: PREPARED_READER,
       configFor: options.configFor,
@@ -84,7 +92,8 @@ export class SpanReplayer {
     if (!started.tool) return;
     const index = replay.nextIndex();
     this.indexes.set(span, index);
-    if (started.verdict) replay.verdict(started.verdict, started.tool.toolName, index, span.step);
+    replay.timeline?.begin(index, started.tool.toolName, span.step, started.call?.argsHash);
+    if (started.verdict) replay.verdict(started.verdict, started.call, started.tool.toolName, index, span.step);
   }
 
   /** A span ends at `timeMs`. */
@@ -93,10 +102,17 @@ export class SpanReplayer {
     const finished = this.guard.finish(span);
     if (finished) {
       const { replay } = this.replayOf(finished.run, finished.scope, span.source);
-      const index = finished.matchedAtEnd ? replay.nextIndex() : (this.indexes.get(span) ?? replay.nextIndex());
+      const known = finished.matchedAtEnd ? undefined : this.indexes.get(span);
+      const index = known ?? replay.nextIndex();
       this.indexes.delete(span);
-      if (finished.verdict) replay.verdict(finished.verdict, finished.tool.toolName, index, span.step);
+      const timeline = replay.timeline;
+      if (timeline) {
+        if (known === undefined) timeline.begin(index, finished.tool.toolName, span.step, undefined);
+        timeline.argsKnown(index, finished.call.argsHash);
+      }
+      if (finished.verdict) replay.verdict(finished.verdict, finished.call, finished.tool.toolName, index, span.step);
       if (finished.abort) replay.abort(finished.abort, index, span.step);
+      timeline?.ended(index, finished.sameCall ? {} : finished.tool.outcome(span));
     }
     this.guard.close(span, span.traceId, span.parentSpanId !== undefined);
   }
@@ -109,7 +125,8 @@ export class SpanReplayer {
   private replayOf(run: GuardedRun, scope: SpanScope, source: string | undefined): ReplayedRun {
     let replayed = this.replays.get(run);
     if (!replayed) {
-      replayed = { runKey: run.runId, source, replay: new RunReplay(this.keepEvents) };
+      const timeline = this.timelineCalls !== undefined ? new RunTimeline(this.timelineCalls) : undefined;
+      replayed = { runKey: run.runId, source, replay: new RunReplay(this.keepEvents, timeline) };
       this.replays.set(run, replayed);
       this.runs.push(replayed);
     }

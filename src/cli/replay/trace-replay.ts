@@ -33,6 +33,8 @@ export interface TraceReplayOptions {
   readonly logger?: EngineLogger;
   readonly runIdleTtlMs: number;
   readonly maxLiveRuns: number;
+  /** Keep a per-call timeline of each run, of at most this many calls (see `SpanReplayerOptions`). */
+  readonly timelineCalls?: number;
 }
 
 interface TimelineEvent {
