@@ -33,7 +33,7 @@ if ! have_all_tools; then
   # --no-install-recommends: otherwise docker-compose pulls in docker.io (an engine we neither need nor start)
   # and prometheus pulls in node-exporter and friends. The postinst scripts do not start services here.
   apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager docker-compose
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager docker-compose chromium
 fi
 promtool --version 2>&1 | sed -n 1p   # sed reads all input: no SIGPIPE under pipefail
 amtool --version 2>&1 | sed -n 1p   # sed reads all input: no SIGPIPE under pipefail
