@@ -5,6 +5,14 @@
 export { ToolLoopSpanProcessor, type ToolLoopProcessorStats } from './otel/processor.js';
 export { wrapExporter } from './otel/annotating-exporter.js';
 export { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS, type ToolLoopSpanProcessorOptions } from './otel/options.js';
+export { ToolLoopSampler, type ToolLoopSamplerCallbacks } from './otel/loop-aware-sampler.js';
+export {
+  DEFAULT_MAX_LOOPING_RUNS,
+  DEFAULT_MAX_RECORDED_TRACES,
+  DEFAULT_SAMPLER_RECORD,
+  type SamplerRecordMode,
+  type ToolLoopSamplerOptions,
+} from './otel/sampler-options.js';
 export { getToolLoopVerdict, type LoopAbortEvent, type LoopEvent, type ToolSpanVerdict } from './otel/loop-event.js';
 export {
   DEFAULT_ADAPTERS,
