@@ -3,11 +3,13 @@ import { CompactionLoopPersistedError } from '../engine/errors/compaction-loop-p
 import { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
 import type { GuardAbort } from '../engine/loop-run.js';
 import { guardWindowClosedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
+import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
 import type { LoopVerdict } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
 import type { CallVerdict, GuardedRun, SpanStarted } from '../spans/span-guard.js';
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
+import type { EvidenceSpans } from './evidence-spans.js';
 import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
 import type { RunSignals } from './run-signals.js';
 import { redactUnknownToolName } from './unknown-tool-redaction.js';
@@ -20,6 +22,16 @@ export interface EmitterOptions {
   readonly abortOnCritical: boolean;
   /** Names taken from tool output are replaced by a digest in what is exported and in callbacks. */
   readonly redactContent: boolean;
+  /** `'shadow'`: verdicts are reported as `would_*` events, and nothing reaches helpers, callbacks or run signals. */
+  readonly mode: 'enforce' | 'shadow';
+}
+
+/** The counters the emitter adds to. */
+export interface EmitterCounters {
+  /** `tool_loop.events`. */
+  readonly events: Counter<Attributes>;
+  /** `tool_loop.recovery`. */
+  readonly recovery: Counter<Attributes>;
 }
 
 /**
@@ -28,16 +40,27 @@ export interface EmitterOptions {
  * writable, the `tool_loop.events` counter, the callbacks, and run aborts.
  */
 export class LoopEventEmitter {
+  private readonly counter: Counter<Attributes>;
+  private readonly shadow: boolean;
+
   constructor(
     private readonly options: EmitterOptions,
-    private readonly counter: Counter<Attributes>,
+    private readonly counters: EmitterCounters,
     private readonly log: DiagLogger,
     private readonly signals: RunSignals,
     /** The processor's digest of a text (its seed), for names `redactContent` hides. */
     private readonly digestText: (text: string) => string,
-  ) {}
+    private readonly evidence: EvidenceSpans,
+  ) {
+    this.counter = counters.events;
+    this.shadow = options.mode === 'shadow';
+  }
 
-  /** A verdict on a tool call; `annotate` while the span is writable. */
+  /**
+   * A verdict on a tool call; `annotate` while the span is writable. A critical also gets its
+   * evidence span. In shadow mode the verdict is only reported (`would_*`): helpers do not see
+   * it, so they run the call.
+   */
   verdict(
     span: Span,
     scope: SpanScope,
@@ -45,23 +68,26 @@ export class LoopEventEmitter {
     toolName: string,
     { check }: CallVerdict,
     annotate: boolean,
+    toolCallId?: string,
   ): void {
     const { verdict } = check;
+    const { shadow } = this;
     const critical = verdict.level === sc.LEVEL_CRITICAL;
     const error = check.blocked
       ? new ToolLoopBlockedError(verdict.message, { detector: verdict.detector, count: verdict.count, toolName })
       : undefined;
-    this.guarded('recording the verdict', () =>
-      recordToolLoopVerdict(span, {
-        level: verdict.level,
-        detector: verdict.detector,
-        count: verdict.count,
-        message: verdict.message,
-        emitted: check.emit,
-        error,
-      }),
-    );
-    if (annotate)
+    if (!shadow)
+      this.guarded('recording the verdict', () =>
+        recordToolLoopVerdict(span, {
+          level: verdict.level,
+          detector: verdict.detector,
+          count: verdict.count,
+          message: verdict.message,
+          emitted: check.emit,
+          error,
+        }),
+      );
+    if (annotate && !shadow)
       this.guarded('the tool_loop.verdict attribute', () =>
         span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, critical ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING),
       );
@@ -69,51 +95,100 @@ export class LoopEventEmitter {
     // agent gets back keeps the name, since the agent saw the error it came from.
     const shown = this.shown(verdict, toolName);
     if (check.emit) {
-      this.emit(
-        span,
-        critical ? sc.EVENT_TOOL_LOOP_BLOCKED : sc.EVENT_TOOL_LOOP_WARNING,
-        {
-          detector: verdict.detector,
-          level: verdict.level,
-          action: critical ? sc.ACTION_BLOCK : sc.ACTION_WARN,
-          count: verdict.count,
-          message: shown.message,
-          runId: scope.runId,
-          toolName,
-          agentId: scope.agentId,
-        },
-        verdictEventAttributes(shown, check),
-        annotate,
-      );
-      this.invoke('onLoopEvent', () => ({
-        level: verdict.level,
+      const fields: LoopEventFields = {
         detector: verdict.detector,
+        level: verdict.level,
+        action: critical
+          ? shadow
+            ? sc.ACTION_WOULD_BLOCK
+            : sc.ACTION_BLOCK
+          : shadow
+            ? sc.ACTION_WOULD_WARN
+            : sc.ACTION_WARN,
         count: verdict.count,
         message: shown.message,
-        toolName,
         runId: scope.runId,
-        warningKey: shown.warningKey,
-        ...callbackIds(span, scope),
-        ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
-      }));
+        toolName,
+        agentId: scope.agentId,
+      };
+      const extra = verdictEventAttributes(shown, check, shadow);
+      const name = critical
+        ? shadow
+          ? sc.EVENT_TOOL_LOOP_WOULD_BLOCK
+          : sc.EVENT_TOOL_LOOP_BLOCKED
+        : shadow
+          ? sc.EVENT_TOOL_LOOP_WOULD_WARN
+          : sc.EVENT_TOOL_LOOP_WARNING;
+      this.emit(span, name, fields, extra, annotate);
+      if (!shadow)
+        this.invoke('onLoopEvent', () => ({
+          level: verdict.level,
+          detector: verdict.detector,
+          count: verdict.count,
+          message: shown.message,
+          toolName,
+          runId: scope.runId,
+          warningKey: shown.warningKey,
+          ...callbackIds(span, scope),
+          ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
+          ...(check.wastedTokens !== undefined ? { wastedTokens: check.wastedTokens } : {}),
+          ...(check.wastedMs !== undefined ? { wastedMs: check.wastedMs } : {}),
+          ...(check.budgetExceeded !== undefined ? { budgetExceeded: check.budgetExceeded } : {}),
+        }));
+      if (critical)
+        this.guarded('the evidence span', () =>
+          this.evidence.emit(span, {
+            attributes: loopEventAttributes(fields, extra),
+            message: shown.message,
+            toolCallId,
+            members: run.loop.memberRefs(check.window?.signatures ?? []),
+            shadow,
+          }),
+        );
     }
     if (error && this.options.abortOnCritical) this.abortRun(run, error);
   }
 
-  /** The post-compaction guard aborted the run on this span's outcome. */
+  /**
+   * A recovery watch was settled: counted in `tool_loop.recovery` by outcome, the action of
+   * the verdict it followed, detector, tool and agent.
+   */
+  recovery(resolution: RecoveryResolution, agentId: string | undefined): void {
+    const critical = resolution.level === sc.LEVEL_CRITICAL;
+    const action = critical
+      ? this.shadow
+        ? sc.ACTION_WOULD_BLOCK
+        : sc.ACTION_BLOCK
+      : this.shadow
+        ? sc.ACTION_WOULD_WARN
+        : sc.ACTION_WARN;
+    const labels: Attributes = {
+      [sc.ATTR_TOOL_LOOP_RECOVERY_OUTCOME]: resolution.outcome,
+      [sc.ATTR_TOOL_LOOP_ACTION]: action,
+      [sc.ATTR_TOOL_LOOP_DETECTOR]: resolution.detector,
+      [sc.ATTR_GEN_AI_TOOL_NAME]: resolution.toolName,
+    };
+    if (agentId !== undefined) labels[sc.ATTR_GEN_AI_AGENT_ID] = agentId;
+    this.guarded('the tool_loop.recovery counter', () => this.counters.recovery.add(1, labels));
+  }
+
+  /**
+   * The post-compaction guard aborted the run on this span's outcome (in shadow mode: would
+   * have; only the `tool_loop.would_abort` event and the counter report it).
+   */
   abort(span: Span, scope: SpanScope, run: GuardedRun, verdict: GuardAbort, annotate: boolean): void {
-    const error = CompactionLoopPersistedError.fromVerdict(verdict);
-    if (annotate)
+    const { shadow } = this;
+    if (annotate && !shadow)
       this.guarded('the tool_loop.verdict attribute', () =>
         span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED),
       );
     this.emit(
       span,
-      sc.EVENT_TOOL_LOOP_ABORTED,
+      shadow ? sc.EVENT_TOOL_LOOP_WOULD_ABORT : sc.EVENT_TOOL_LOOP_ABORTED,
       {
         detector: verdict.detector,
         level: sc.LEVEL_CRITICAL,
-        action: sc.ACTION_ABORT,
+        action: shadow ? sc.ACTION_WOULD_ABORT : sc.ACTION_ABORT,
         count: verdict.count,
         message: verdict.message,
         runId: scope.runId,
@@ -126,6 +201,8 @@ export class LoopEventEmitter {
       },
       annotate,
     );
+    if (shadow) return;
+    const error = CompactionLoopPersistedError.fromVerdict(verdict);
     this.invoke('onAbort', () => ({
       code: sc.COMPACTION_LOOP_PERSISTED,
       detector: sc.COMPACTION_LOOP_PERSISTED,

@@ -15,6 +15,12 @@ export interface LoopEvent {
   readonly pairedToolName?: string;
   readonly traceId: string;
   readonly spanId: string;
+  /** Tokens the run's model calls reported since the loop's first member call (absent: no usage reported). */
+  readonly wastedTokens?: number;
+  /** Ms since the loop's first member call. */
+  readonly wastedMs?: number;
+  /** The budget (`budgetTokens` / `budgetMs`) whose passing made this a critical. */
+  readonly budgetExceeded?: 'tokens' | 'time';
 }
 
 /** Passed to `onAbort` when the post-compaction guard aborts a run. */

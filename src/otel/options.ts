@@ -1,6 +1,7 @@
-import { diag, type DiagLogger, type MeterProvider } from '@opentelemetry/api';
+import { diag, type DiagLogger, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import { snapshotConfig } from '../config/snapshot.js';
 import type { ToolLoopGuardConfig } from '../config/types.js';
+import type { LoopBudget } from '../engine/cost/loop-budget.js';
 import type { ToolSpanAdapter } from '../spans/adapters/adapter.js';
 import { DEFAULT_ADAPTERS } from '../spans/adapters/index.js';
 import { declaresTriggers } from '../spans/span-triggers.js';
@@ -54,6 +55,51 @@ export interface ToolLoopSpanProcessorOptions {
   meterProvider?: MeterProvider;
   /** Clock in ms, for tests. Default `Date.now`. */
   clock?: () => number;
+  /**
+   * `'enforce'` (default): criticals block and the post-compaction guard aborts. `'shadow'`:
+   * every verdict is reached and reported as `tool_loop.would_warn` / `tool_loop.would_block` /
+   * `tool_loop.would_abort` events (actions `would_warn` / `would_block` / `would_abort`), and
+   * nothing is blocked or aborted: no verdict reaches the helpers, so `traceToolCall` runs every
+   * tool, and `onLoopEvent` / `onAbort` are not called. Env: `TOOL_LOOP_GUARD_MODE`; any other
+   * value keeps `'enforce'`, with a `diag` warning.
+   */
+  mode?: 'enforce' | 'shadow';
+  /**
+   * Token budget of a detected loop: once a loop's warning finds that the run's model calls
+   * reported at least this many tokens (`gen_ai.usage.input_tokens` + `output_tokens` of its
+   * chat spans) since the loop's first member call, the call is critical (`tool_loop.budget` =
+   * `tokens`), before the count thresholds. Default: none. Env: `TOOL_LOOP_GUARD_BUDGET_TOKENS`;
+   * anything but a positive integer means none, with a `diag` warning.
+   */
+  budgetTokens?: number;
+  /**
+   * Time budget of a detected loop, ms since its first member call, as `budgetTokens` does for
+   * tokens (`tool_loop.budget` = `time`). Default: none. Env: `TOOL_LOOP_GUARD_BUDGET_MS`.
+   */
+  budgetMs?: number;
+  /**
+   * Emit an evidence span for each critical: `run_guardrail tool-loop-guard` (INTERNAL, a child
+   * of the judged tool span) with a span link to every member call of the loop, the GenAI
+   * guardrail drafts' attributes and status ERROR (UNSET in shadow mode). Default `true`; it
+   * needs a tracer (see `tracerProvider`). Env: `TOOL_LOOP_GUARD_EVIDENCE_SPANS` (the words of
+   * `redactContent`); an unrecognised value keeps `true`, with a `diag` warning.
+   */
+  evidenceSpans?: boolean;
+  /**
+   * Where evidence spans are created: a provider, or a function returning one (asked at each
+   * judged call), for the provider this processor is registered with, which does not exist yet
+   * when the processor is created. Default: the global tracer provider, once one is registered
+   * (`trace.setGlobalTracerProvider`, as `NodeSDK.start()` does). Without a provider there are
+   * no evidence spans, and calls keep no span references.
+   */
+  tracerProvider?: TracerProvider | (() => TracerProvider | undefined);
+  /**
+   * Recovery tracking: calls watched after each surfaced warning or block. The next call with
+   * one of the loop's signatures counts as `repeated`, this many calls without one as
+   * `recovered`, the run's end before either as `run_ended` (counter `tool_loop.recovery`, per
+   * run on its state). `0` turns it off. Default 5. Env: `TOOL_LOOP_GUARD_RECOVERY_WINDOW`.
+   */
+  recoveryWindow?: number;
 }
 
 /** Options after resolution. */
@@ -68,12 +114,20 @@ export interface ResolvedProcessorOptions {
   readonly clock: () => number;
   readonly onLoopEvent?: (event: LoopEvent) => void;
   readonly onAbort?: (event: LoopAbortEvent) => void;
+  readonly mode: 'enforce' | 'shadow';
+  /** Absent when neither budget is set. */
+  readonly budget?: LoopBudget;
+  readonly evidenceSpans: boolean;
+  readonly tracerProvider?: TracerProvider | (() => TracerProvider | undefined);
+  readonly recoveryWindow: number;
 }
 
 /** Default `runIdleTtlMs`: 15 minutes. */
 export const DEFAULT_RUN_IDLE_TTL_MS = 15 * 60 * 1000;
 /** Default `maxLiveRuns`. */
 export const DEFAULT_MAX_LIVE_RUNS = 10_000;
+/** Default `recoveryWindow`. */
+export const DEFAULT_RECOVERY_WINDOW = 5;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -119,17 +173,26 @@ export function resolveProcessorOptions(
     logger.warn(`${envKey}=${describeValue(raw)} is not a boolean (true/false, yes/no, on/off, 1/0); using ${safe}`);
     return safe;
   };
-  const positive = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: number): number => {
+  /** An integer of at least `min`; `fallback` when unset or invalid (`undefined`: none). */
+  const integer = <F extends number | undefined>(
+    key: keyof ToolLoopSpanProcessorOptions,
+    envKey: string,
+    fallback: F,
+    min = 1,
+  ): number | F => {
     const explicit = options[key];
     const fromEnv = env[envKey];
     const source = explicit !== undefined ? `option ${key}` : `${envKey}`;
     const value =
       explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
     if (value === undefined) return fallback;
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-    logger.warn(`${source} must be a positive integer, got ${describeValue(value)}; using ${fallback}`);
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= min) return value;
+    const kind = min === 0 ? 'a non-negative integer' : 'a positive integer';
+    logger.warn(`${source} must be ${kind}, got ${describeValue(value)}; using ${fallback ?? 'none'}`);
     return fallback;
   };
+  const positive = (key: keyof ToolLoopSpanProcessorOptions, envKey: string, fallback: number): number =>
+    integer(key, envKey, fallback);
 
   const given: unknown = options.adapters ?? DEFAULT_ADAPTERS;
   let adapters: readonly ToolSpanAdapter[] = DEFAULT_ADAPTERS;
@@ -149,6 +212,22 @@ export function resolveProcessorOptions(
     return undefined;
   };
   const configFile = options.configFile ?? (env.TOOL_LOOP_GUARD_CONFIG?.trim() || undefined);
+  const budgetTokens = integer('budgetTokens', 'TOOL_LOOP_GUARD_BUDGET_TOKENS', undefined);
+  const budgetMs = integer('budgetMs', 'TOOL_LOOP_GUARD_BUDGET_MS', undefined);
+  const budget: LoopBudget | undefined =
+    budgetTokens === undefined && budgetMs === undefined
+      ? undefined
+      : {
+          ...(budgetTokens !== undefined ? { tokens: budgetTokens } : {}),
+          ...(budgetMs !== undefined ? { ms: budgetMs } : {}),
+        };
+  const tracerProvider = options.tracerProvider;
+  const validProvider =
+    tracerProvider === undefined || typeof tracerProvider === 'function' || isTracerProvider(tracerProvider);
+  if (!validProvider)
+    logger.warn(
+      'option tracerProvider must be a TracerProvider (with getTracer) or a function returning one; using the global tracer provider',
+    );
 
   return {
     configFile: options.config === undefined ? configFile : undefined,
@@ -165,7 +244,22 @@ export function resolveProcessorOptions(
     clock,
     onLoopEvent: callback('onLoopEvent'),
     onAbort: callback('onAbort'),
+    mode: resolveMode(options.mode, env.TOOL_LOOP_GUARD_MODE, logger),
+    ...(budget ? { budget } : {}),
+    evidenceSpans: bool('evidenceSpans', 'TOOL_LOOP_GUARD_EVIDENCE_SPANS', true, true),
+    ...(validProvider && tracerProvider !== undefined ? { tracerProvider } : {}),
+    recoveryWindow: integer('recoveryWindow', 'TOOL_LOOP_GUARD_RECOVERY_WINDOW', DEFAULT_RECOVERY_WINDOW, 0),
   };
+}
+
+/** `mode`: explicit → `TOOL_LOOP_GUARD_MODE` → `'enforce'`; anything else warns and enforces (a typo must not stop guarding). */
+function resolveMode(explicit: unknown, fromEnv: string | undefined, logger: DiagLogger): 'enforce' | 'shadow' {
+  const source = explicit !== undefined ? 'option mode' : 'TOOL_LOOP_GUARD_MODE';
+  const value = explicit !== undefined ? explicit : fromEnv?.trim().toLowerCase() || undefined;
+  if (value === undefined || value === 'enforce') return 'enforce';
+  if (value === 'shadow') return 'shadow';
+  logger.warn(`${source} must be 'enforce' or 'shadow', got ${describeValue(value)}; using 'enforce'`);
+  return 'enforce';
 }
 
 function resolveSeed(value: unknown, source: string, logger: DiagLogger): bigint {
@@ -182,6 +276,10 @@ function resolveSeed(value: unknown, source: string, logger: DiagLogger): bigint
   }
   logger.warn(`${source} must be 'random' or an integer in [0, 2^64), got ${describeValue(value)}; using 0`);
   return 0n;
+}
+
+function isTracerProvider(value: unknown): value is TracerProvider {
+  return isRecord(value) && typeof value.getTracer === 'function';
 }
 
 /** Whether a value is a list of objects that have the two methods every adapter must have. */

@@ -1,18 +1,11 @@
-import {
-  diag,
-  trace,
-  type Attributes,
-  type Context,
-  type Counter,
-  type DiagLogger,
-  type Span as ApiSpan,
-} from '@opentelemetry/api';
+import { diag, trace, type Context, type DiagLogger, type Span as ApiSpan } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AgentConfigResolver } from '../config/agent-config-resolver.js';
 import { loadConfigFile } from '../config/load-file.js';
 import type { ToolLoopGuardConfig } from '../config/types.js';
 import { createDigester, type Digester } from '../engine/hashing/digest.js';
 import { hashToolOutcome } from '../engine/hashing/outcome-hash.js';
+import type { RecoveryCounts, RecoveryResolution } from '../engine/recovery/recovery-watch.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
 import * as sc from '../semconv.js';
 import type { RunReleaseReason } from '../spans/run-registry.js';
@@ -23,10 +16,12 @@ import { PACKAGE_NAME } from '../version.js';
 import { ContentRedaction } from './content-redaction.js';
 import { redactingLogger } from './unknown-tool-redaction.js';
 import { annotatedView, DeferredAnnotations } from './deferred-annotations.js';
+import { EvidenceSpans, isEvidenceContext } from './evidence-spans.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
-import { describeError, LoopEventEmitter } from './loop-event-emitter.js';
+import { describeError, LoopEventEmitter, type EmitterCounters } from './loop-event-emitter.js';
 import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
-import { createLoopEventCounter } from './metrics.js';
+import { createLoopEventCounter, createRecoveryCounter } from './metrics.js';
+import { modelCallTokens } from './model-usage.js';
 import { PipelineChecks } from './pipeline-checks.js';
 import {
   readProcessorOptions,
@@ -42,6 +37,8 @@ export interface ToolLoopProcessorStats {
   readonly liveRuns: number;
   /** Runs released, by reason. */
   readonly releasedRuns: Readonly<Record<RunReleaseReason, number>>;
+  /** Recovery outcomes of every run so far (see the `recoveryWindow` option; per run: `LoopRun.recovery`). */
+  readonly recovery: RecoveryCounts;
 }
 
 /**
@@ -74,18 +71,27 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private readonly checks: PipelineChecks;
   /** Set by `shutdown()`: later hooks do nothing. */
   private isShutDown = false;
+  private readonly recovered = { recovered: 0, repeated: 0, runEnded: 0 };
 
   private constructor(
     private readonly options: ResolvedProcessorOptions,
     resolver: AgentConfigResolver,
     digester: Digester,
-    counter: Counter<Attributes>,
+    counters: EmitterCounters,
     log: DiagLogger,
   ) {
     this.log = log;
     this.signals = new RunSignals(options.maxLiveRuns);
     this.checks = new PipelineChecks(log, this, () => this.exportsWrapped);
-    this.emitter = new LoopEventEmitter(options, counter, log, this.signals, (text) => digester.digestText(text));
+    const evidence = new EvidenceSpans(options.evidenceSpans, options.tracerProvider);
+    this.emitter = new LoopEventEmitter(
+      options,
+      counters,
+      log,
+      this.signals,
+      (text) => digester.digestText(text),
+      evidence,
+    );
     this.redaction = ContentRedaction.of(options.adapters);
     this.guard = new SpanGuard<Span | ReadableSpan>({
       reader: new AdapterSpanReader(options.adapters, digester),
@@ -94,7 +100,11 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       clock: options.clock,
       runIdleTtlMs: options.runIdleTtlMs,
       maxLiveRuns: options.maxLiveRuns,
-      onRelease: (run, reason) => this.onRelease(run, reason),
+      onRelease: (run, reason, settled) => this.onRelease(run, reason, settled),
+      budget: options.budget,
+      shadow: options.mode === 'shadow',
+      recoveryWindow: options.recoveryWindow,
+      keepCallRefs: () => evidence.available(),
     });
     this.bridge = {
       describeCall: (toolName, params) => describeToolCall(digester, toolName, params),
@@ -122,7 +132,10 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       resolved,
       new AgentConfigResolver(config, log, options.config === undefined ? resolved.configFile : undefined),
       digester,
-      createLoopEventCounter(options.meterProvider, log),
+      {
+        events: createLoopEventCounter(options.meterProvider, log),
+        recovery: createRecoveryCounter(options.meterProvider, log),
+      },
       log,
     );
   }
@@ -142,7 +155,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
 
   /** Live-run and release counters. */
   getStats(): ToolLoopProcessorStats {
-    return { liveRuns: this.guard.liveRuns, releasedRuns: { ...this.released } };
+    return { liveRuns: this.guard.liveRuns, releasedRuns: { ...this.released }, recovery: { ...this.recovered } };
   }
 
   /**
@@ -152,6 +165,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   onStart(span: Span, parentContext: Context): void {
     if (this.isShutDown) return;
+    // An evidence span (ours or another processor's) is about a loop, never part of one.
+    if (isEvidenceContext(parentContext)) return;
     try {
       HelperRequest.answer(parentContext, span, this.bridge);
       const parentSpan = trace.getSpan(parentContext);
@@ -168,8 +183,17 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       // The inner span of a call already judged: the helper inside reads the call's verdict from it.
       const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
       if (outerVerdict) recordToolLoopVerdict(span, outerVerdict);
+      if (started.recovery) this.settled(started.recovery, started.scope.agentId);
       if (started.verdict)
-        this.emitter.verdict(span, started.scope, started.run!, started.tool!.toolName, started.verdict, true);
+        this.emitter.verdict(
+          span,
+          started.scope,
+          started.run!,
+          started.tool!.toolName,
+          started.verdict,
+          true,
+          started.tool!.toolCallId,
+        );
     } catch (error) {
       this.log.error(`onStart failed: ${describeError(error)}`);
     }
@@ -244,13 +268,26 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   private finish(span: Span | ReadableSpan, writable: ApiSpan | undefined): ToolCallSource | undefined {
     const finished = this.guard.finish(span);
-    if (!finished) return undefined;
+    if (!finished) {
+      const tokens = modelCallTokens(span.attributes);
+      if (tokens > 0) this.guard.spend(span, tokens);
+      return undefined;
+    }
     if (finished.matchedAtEnd)
       this.checks.toolSpan(span, !hasParent(span) && finished.scope.runKey === traceRunKey(span.spanContext().traceId));
     const target = writable ?? (span as ApiSpan);
     const annotate = writable !== undefined;
+    if (finished.recovery) this.settled(finished.recovery, finished.scope.agentId);
     if (finished.verdict)
-      this.emitter.verdict(target, finished.scope, finished.run, finished.tool.toolName, finished.verdict, annotate);
+      this.emitter.verdict(
+        target,
+        finished.scope,
+        finished.run,
+        finished.tool.toolName,
+        finished.verdict,
+        annotate,
+        finished.tool.toolCallId,
+      );
     if (finished.abort) this.emitter.abort(target, finished.scope, finished.run, finished.abort, annotate);
     if (finished.windowClosed) this.emitter.windowClosed(target, finished.scope, finished.windowClosed, annotate);
     return finished.tool;
@@ -301,7 +338,16 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     return matched ? [...keys, ...matched] : keys;
   }
 
-  private onRelease(_run: GuardedRun, reason: RunReleaseReason): void {
+  /** A recovery watch was settled: counted here and in the `tool_loop.recovery` counter. */
+  private settled(resolution: RecoveryResolution, agentId: string | undefined): void {
+    if (resolution.outcome === 'recovered') this.recovered.recovered += 1;
+    else if (resolution.outcome === 'repeated') this.recovered.repeated += 1;
+    else this.recovered.runEnded += 1;
+    this.emitter.recovery(resolution, agentId);
+  }
+
+  private onRelease(_run: GuardedRun, reason: RunReleaseReason, settled: RecoveryResolution | undefined): void {
+    if (settled) this.settled(settled, undefined);
     this.released[reason] += 1;
     if (reason === 'capacity' && !this.capacityReported) {
       this.capacityReported = true;

@@ -1,7 +1,10 @@
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
-import { LoopRun, type GuardAbort } from '../engine/loop-run.js';
+import type { LoopBudget } from '../engine/cost/loop-budget.js';
+import type { CallRef } from '../engine/evidence/call-refs.js';
+import { LoopRun, type GuardAbort, type RunCheck } from '../engine/loop-run.js';
 import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
-import type { LoopCheck, OutcomeHash, ToolCallSignature } from '../engine/types.js';
+import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
+import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { RunRegistry, type RunReleaseReason } from './run-registry.js';
 import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
@@ -28,13 +31,24 @@ export interface SpanGuardOptions<S> {
   readonly clock: () => number;
   readonly runIdleTtlMs: number;
   readonly maxLiveRuns: number;
-  /** Called when a run's state is released. */
-  readonly onRelease?: (run: GuardedRun, reason: RunReleaseReason) => void;
+  /**
+   * Called when a run's state is released, with the recovery watch its end settled
+   * (`run_ended`; none for a run evicted for capacity, whose end is unknown).
+   */
+  readonly onRelease?: (run: GuardedRun, reason: RunReleaseReason, settled?: RecoveryResolution) => void;
+  /** Each run's loop budget (see `LoopRunOptions.budget`). Default: none. */
+  readonly budget?: LoopBudget;
+  /** Shadow mode: nothing is blocked (see `LoopRunOptions.shadow`). Default `false`. */
+  readonly shadow?: boolean;
+  /** Calls watched after a surfaced verdict (see `LoopRunOptions.recoveryWindow`). Default 0 (off). */
+  readonly recoveryWindow?: number;
+  /** Whether tool calls keep their span references now (for evidence links). Default: never. */
+  readonly keepCallRefs?: () => boolean;
 }
 
 /** A verdict reached on a call: before it ran (`start`) or, for arguments known only at its end, after (`end`). */
 export interface CallVerdict {
-  readonly check: LoopCheck & { readonly verdict: NonNullable<LoopCheck['verdict']> };
+  readonly check: RunCheck & { readonly verdict: NonNullable<RunCheck['verdict']> };
   readonly phase: 'start' | 'end';
 }
 
@@ -51,6 +65,8 @@ export interface SpanStarted<S> {
   readonly call?: ToolCallSignature;
   /** The verdict on the call, when it was judged at start and a detector matched. */
   readonly verdict?: CallVerdict;
+  /** The recovery watch this call settled (a verdict surfaced on an earlier call of the run). */
+  readonly recovery?: RecoveryResolution;
   /**
    * A tool span of the same tool started inside a live tool span (e.g. `traceToolCall` inside an
    * instrumentation's tool span): one call, judged and recorded once, by the outer span. This is
@@ -69,6 +85,8 @@ export interface ToolSpanFinished<S> {
   readonly matchedAtEnd: boolean;
   /** The verdict on a call judged only at its end (it had already run: detected, not blocked). */
   readonly verdict?: CallVerdict;
+  /** The recovery watch this call, judged at its end, settled. */
+  readonly recovery?: RecoveryResolution;
   /** The post-compaction guard's abort, when this outcome completed a window of identical triples. */
   readonly abort?: GuardAbort;
   /** What the post-compaction guard reported when this outcome closed its window without an abort. */
@@ -127,7 +145,11 @@ export class SpanGuard<S extends object> {
     this.runs = new RunRegistry<GuardedRun>(
       { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
       options.clock,
-      (_key, run, reason) => options.onRelease?.(run, reason),
+      (_key, run, reason) => {
+        // An evicted run may go on elsewhere: only a run that ended settles its watch.
+        const settled = reason === 'capacity' ? undefined : run.loop.end();
+        options.onRelease?.(run, reason, settled);
+      },
     );
   }
 
@@ -182,10 +204,13 @@ export class SpanGuard<S extends object> {
     if (!call) return { scope, run, armed, tool };
     state.call = call;
     this.noteJudgedAtStart(run, tool.toolName);
-    const check = run.loop.judge(call, tool.toolCallId, false);
-    if (!check.verdict) return { scope, run, armed, tool, call };
+    const check = run.loop.judge(call, tool.toolCallId, false, this.options.keepCallRefs?.() ? ids : undefined);
+    const { recovery } = check;
+    if (!check.verdict)
+      return recovery ? { scope, run, armed, tool, call, recovery } : { scope, run, armed, tool, call };
     state.vetoed = check.blocked;
-    return { scope, run, armed, tool, call, verdict: { check: check as CallVerdict['check'], phase: 'start' } };
+    const verdict: CallVerdict = { check: check as CallVerdict['check'], phase: 'start' };
+    return recovery ? { scope, run, armed, tool, call, verdict, recovery } : { scope, run, armed, tool, call, verdict };
   }
 
   /**
@@ -210,18 +235,35 @@ export class SpanGuard<S extends object> {
     const scope = state.call ? state.scope : this.settleScope(span, state.scope);
     const run = this.touch(scope);
     let verdict: CallVerdict | undefined;
+    let recovery: RecoveryResolution | undefined;
     let call = state.call;
     if (!call) {
       call = tool.callAtEnd(span);
       if (state.matchedAtEnd && this.claimJudgedAtStart(run, tool.toolName))
         return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, sameCall: true };
-      const check = run.loop.judge(call, tool.toolCallId, true);
+      const check = run.loop.judge(
+        call,
+        tool.toolCallId,
+        true,
+        this.options.keepCallRefs?.() ? refOf(span) : undefined,
+      );
       if (check.verdict) verdict = { check: check as CallVerdict['check'], phase: 'end' };
+      recovery = check.recovery;
     }
     const { abort, windowClosed } = state.vetoed
       ? {}
       : run.loop.completeObserved(call, tool.toolCallId, state.innerOutcome ?? tool.outcome(span));
-    return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, verdict, abort, windowClosed };
+    const finished: ToolSpanFinished<S> = {
+      scope,
+      run,
+      tool,
+      call,
+      matchedAtEnd: state.matchedAtEnd,
+      verdict,
+      abort,
+      windowClosed,
+    };
+    return recovery ? { ...finished, recovery } : finished;
   }
 
   /**
@@ -240,6 +282,16 @@ export class SpanGuard<S extends object> {
   runOf(span: S): GuardedRun | undefined {
     const scope = this.scopes.get(span);
     return scope ? this.runs.peek(scope.runKey) : undefined;
+  }
+
+  /**
+   * A span that is no tool call ended with token usage (a model call): the tokens are charged to
+   * the live run it belongs to, which is returned (`undefined` when it belongs to none).
+   */
+  spend(span: S, tokens: number): GuardedRun | undefined {
+    const run = this.runOf(span);
+    run?.loop.spend(tokens);
+    return run;
   }
 
   /** Releases every live run. */
@@ -293,9 +345,18 @@ export class SpanGuard<S extends object> {
         runId: scope.runId,
         logger: this.options.logger,
         now: this.options.clock,
+        budget: this.options.budget,
+        shadow: this.options.shadow,
+        recoveryWindow: this.options.recoveryWindow,
       }),
     }));
   }
+}
+
+/** A span's trace and span ids, when it has a span context (live spans and replayed ones do). */
+function refOf(span: object): CallRef | undefined {
+  const ids = (span as { spanContext?: () => { traceId: string; spanId: string } }).spanContext?.();
+  return ids ? { traceId: ids.traceId, spanId: ids.spanId } : undefined;
 }
 
 /** The trace id of a span (live spans and replayed ones have `spanContext()`), the run of a span in no other scope. */

@@ -264,3 +264,66 @@ describe('env vars are read from the env argument only', () => {
     expect(explicit.warnings).toEqual([]);
   });
 });
+
+describe('mode / TOOL_LOOP_GUARD_MODE', () => {
+  it("defaults to 'enforce'; env and option set it, the option winning", () => {
+    expect(resolve({}, {}).resolved.mode).toBe('enforce');
+    expect(resolve({}, { TOOL_LOOP_GUARD_MODE: ' Shadow ' }).resolved.mode).toBe('shadow');
+    expect(resolve({ mode: 'enforce' }, { TOOL_LOOP_GUARD_MODE: 'shadow' }).resolved.mode).toBe('enforce');
+  });
+
+  it('an unknown value enforces, with a warning naming the key', () => {
+    const fromEnv = resolve({}, { TOOL_LOOP_GUARD_MODE: 'dry-run' });
+    expect(fromEnv.resolved.mode).toBe('enforce');
+    expect(fromEnv.warnings).toEqual([expect.stringContaining('TOOL_LOOP_GUARD_MODE') as string]);
+    const explicit = resolve({ mode: 'off' as 'shadow' }, {});
+    expect(explicit.warnings).toEqual([expect.stringContaining('option mode') as string]);
+  });
+});
+
+describe('budgetTokens / budgetMs', () => {
+  it('are absent by default, read from env, and the option beats env', () => {
+    expect(resolve({}, {}).resolved.budget).toBeUndefined();
+    expect(resolve({}, { TOOL_LOOP_GUARD_BUDGET_TOKENS: '50000' }).resolved.budget).toEqual({ tokens: 50_000 });
+    expect(
+      resolve({ budgetMs: 30_000 }, { TOOL_LOOP_GUARD_BUDGET_MS: '5', TOOL_LOOP_GUARD_BUDGET_TOKENS: '9' }).resolved
+        .budget,
+    ).toEqual({ tokens: 9, ms: 30_000 });
+  });
+
+  it('anything but a positive integer means no budget, with a warning naming the key', () => {
+    const bad = resolve({ budgetTokens: -1 }, { TOOL_LOOP_GUARD_BUDGET_MS: 'soon' });
+    expect(bad.resolved.budget).toBeUndefined();
+    expect(bad.warnings).toEqual([
+      expect.stringContaining('option budgetTokens must be a positive integer') as string,
+      expect.stringContaining('TOOL_LOOP_GUARD_BUDGET_MS must be a positive integer') as string,
+    ]);
+  });
+});
+
+describe('recoveryWindow / TOOL_LOOP_GUARD_RECOVERY_WINDOW', () => {
+  it('defaults to 5; 0 is allowed (off); a negative value warns and keeps 5', () => {
+    expect(resolve({}, {}).resolved.recoveryWindow).toBe(5);
+    expect(resolve({}, { TOOL_LOOP_GUARD_RECOVERY_WINDOW: '0' }).resolved.recoveryWindow).toBe(0);
+    const bad = resolve({ recoveryWindow: -2 }, {});
+    expect(bad.resolved.recoveryWindow).toBe(5);
+    expect(bad.warnings).toEqual([
+      expect.stringContaining('option recoveryWindow must be a non-negative integer') as string,
+    ]);
+  });
+});
+
+describe('evidenceSpans / tracerProvider', () => {
+  it('evidence spans are on by default; TOOL_LOOP_GUARD_EVIDENCE_SPANS=off turns them off', () => {
+    expect(resolve({}, {}).resolved.evidenceSpans).toBe(true);
+    expect(resolve({}, { TOOL_LOOP_GUARD_EVIDENCE_SPANS: 'off' }).resolved.evidenceSpans).toBe(false);
+  });
+
+  it('a tracerProvider without getTracer is ignored with a warning naming the key; a function is kept', () => {
+    const bad = resolve({ tracerProvider: {} as never }, {});
+    expect(bad.resolved.tracerProvider).toBeUndefined();
+    expect(bad.warnings).toEqual([expect.stringContaining('option tracerProvider') as string]);
+    const lazy = () => undefined;
+    expect(resolve({ tracerProvider: lazy }, {}).resolved.tracerProvider).toBe(lazy);
+  });
+});

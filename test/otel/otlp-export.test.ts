@@ -121,6 +121,7 @@ describe('OTLP/HTTP JSON export of loop events', () => {
       [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: 'list',
       [sc.ATTR_TOOL_LOOP_SYSTEM_NOTE]:
         '[System note: Tool-loop warning after 3 repeated calls. Change your approach or stop if you are not making progress.]',
+      ...loopWindowAttributes(2),
     });
     expect(otlpAttributes(span.attributes)[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('warning');
   });
@@ -144,6 +145,7 @@ describe('OTLP/HTTP JSON export of loop events', () => {
         sc.ATTR_TOOL_LOOP_WARNING_KEY
       ],
       [sc.ATTR_TOOL_LOOP_PAIRED_TOOL]: 'read',
+      ...loopWindowAttributes(5),
     });
     expect(otlpAttributes(span.attributes)[sc.ATTR_TOOL_LOOP_VERDICT]).toBe('critical');
   });
@@ -226,3 +228,25 @@ describe('the local OTLP receiver', () => {
     expect(receiver.requests.length).toBe(before);
   });
 });
+
+/**
+ * The attributes a surfaced verdict adds for its loop: the time it burned, its two signatures
+ * (a ping-pong) and its `members` calls recorded before the judged one, each with a hash.
+ */
+function loopWindowAttributes(members: number): Record<string, unknown> {
+  const hashes = (pattern: RegExp) => expect.arrayContaining([expect.stringMatching(pattern)]) as unknown as string[];
+  return {
+    [sc.ATTR_TOOL_LOOP_WASTED_MS]: expect.any(Number) as number,
+    [sc.ATTR_TOOL_LOOP_LOOP_SIGNATURES]: [
+      expect.stringMatching(/^(list|read):/),
+      expect.stringMatching(/^(list|read):/),
+    ],
+    [sc.ATTR_TOOL_LOOP_WINDOW_CALL_IDS]: expect.toSatisfy(
+      (ids: unknown) => Array.isArray(ids) && ids.length === members,
+    ) as unknown,
+    [sc.ATTR_TOOL_LOOP_WINDOW_ARGS_HASHES]: hashes(/^(list|read):/),
+    [sc.ATTR_TOOL_LOOP_WINDOW_RESULT_HASHES]: expect.toSatisfy(
+      (ids: unknown) => Array.isArray(ids) && ids.length === members,
+    ) as unknown,
+  };
+}

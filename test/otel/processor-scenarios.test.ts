@@ -609,6 +609,7 @@ describe('callbacks, redaction and metrics', () => {
       'pairedToolName',
       'traceId',
       'spanId',
+      'wastedMs',
     ];
     expect(Object.keys(critical).sort()).toEqual([...expectedKeys].sort());
     expect(warning).toEqual({
@@ -623,6 +624,7 @@ describe('callbacks, redaction and metrics', () => {
       pairedToolName: 'read',
       traceId: spans[9].spanContext().traceId,
       spanId: spans[9].spanContext().spanId,
+      wastedMs: expect.any(Number) as number,
     });
     expect(critical).toMatchObject({
       level: 'critical',

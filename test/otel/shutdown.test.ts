@@ -29,6 +29,7 @@ describe('ToolLoopSpanProcessor.shutdown', () => {
     expect(h.processor.getStats()).toEqual({
       liveRuns: 0,
       releasedRuns: { 'root-ended': 0, idle: 0, capacity: 0, shutdown: 2 },
+      recovery: { recovered: 0, repeated: 0, runEnded: 0 },
     });
 
     // The provider is still up (only the processor was shut down): its hooks must do nothing.

@@ -1,0 +1,110 @@
+import {
+  createContextKey,
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type { CallRef } from '../engine/evidence/call-refs.js';
+import * as sc from '../semconv.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+
+/** Set in the context an evidence span starts in: every tool-loop-guard processor leaves that span alone. */
+const EVIDENCE_SPAN = createContextKey('tool-loop-guard evidence span');
+
+/** Whether a span starting in `parentContext` is an evidence span of ours. */
+export function isEvidenceContext(parentContext: Context): boolean {
+  return parentContext.getValue(EVIDENCE_SPAN) !== undefined;
+}
+
+/** What an evidence span says about a critical verdict. */
+export interface Evidence {
+  /** The loop event's attributes (detector, count, run, window, waste…), copied onto the span. */
+  readonly attributes: Attributes;
+  readonly message: string;
+  /** The judged call's id (`gen_ai.guardrail.target.id`). */
+  readonly toolCallId?: string;
+  /** The loop's member calls. */
+  readonly members: readonly CallRef[];
+  /** Shadow mode: the call was allowed (action `allow`, status UNSET). */
+  readonly shadow: boolean;
+}
+
+/**
+ * Creates the evidence span of each critical: `run_guardrail tool-loop-guard`, INTERNAL, a
+ * child of the judged tool span, with a link to every member call of the loop. A span
+ * processor has no tracer of its own: it uses the `tracerProvider` option (a provider, or a
+ * function returning one), else the global provider once one is registered; with neither
+ * there is no evidence span.
+ */
+export class EvidenceSpans {
+  /** The provider that hands out no-op tracers, to tell an unregistered global apart. */
+  private readonly noop = new ProxyTracerProvider().getDelegate();
+  private cached: { readonly provider: TracerProvider; readonly tracer: Tracer } | undefined = undefined;
+
+  constructor(
+    private readonly enabled: boolean,
+    private readonly provider: TracerProvider | (() => TracerProvider | undefined) | undefined,
+  ) {}
+
+  /** Whether an evidence span could be created now (so calls keep their span references). */
+  available(): boolean {
+    return this.tracer() !== undefined;
+  }
+
+  /** Emits the evidence span of a critical on `toolSpan`; does nothing without a tracer. */
+  emit(toolSpan: Span, evidence: Evidence): void {
+    const tracer = this.tracer();
+    if (!tracer) return;
+    const parent = toolSpan.spanContext();
+    const links: Link[] = evidence.members.map((ref) => ({
+      context: { traceId: ref.traceId, spanId: ref.spanId, traceFlags: parent.traceFlags },
+    }));
+    const attributes: Attributes = {
+      ...evidence.attributes,
+      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_RUN_GUARDRAIL,
+      [sc.ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME]: sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD,
+      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE]: sc.GUARDRAIL_TARGET_INPUT,
+      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_SUBTYPE]: sc.GUARDRAIL_TARGET_TOOL_CALL,
+      [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE]: sc.GUARDRAIL_VERDICT_DENY,
+      [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON]: evidence.message,
+      [sc.ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE]: evidence.shadow ? sc.GUARDRAIL_ACTION_ALLOW : sc.GUARDRAIL_ACTION_BLOCK,
+    };
+    if (evidence.toolCallId !== undefined) attributes[sc.ATTR_GEN_AI_GUARDRAIL_TARGET_ID] = evidence.toolCallId;
+    const context = trace.setSpan(ROOT_CONTEXT, toolSpan).setValue(EVIDENCE_SPAN, true);
+    const span = tracer.startSpan(
+      `${sc.GEN_AI_OPERATION_RUN_GUARDRAIL} ${sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD}`,
+      { kind: SpanKind.INTERNAL, attributes, links },
+      context,
+    );
+    if (!evidence.shadow) span.setStatus({ code: SpanStatusCode.ERROR, message: evidence.message });
+    span.end();
+  }
+
+  private tracer(): Tracer | undefined {
+    if (!this.enabled) return undefined;
+    const given = typeof this.provider === 'function' ? this.askProvider(this.provider) : this.provider;
+    let provider = given ?? trace.getTracerProvider();
+    if (provider instanceof ProxyTracerProvider) provider = provider.getDelegate();
+    if (provider === this.noop || typeof provider?.getTracer !== 'function') return undefined;
+    if (this.cached?.provider !== provider)
+      this.cached = { provider, tracer: provider.getTracer(PACKAGE_NAME, PACKAGE_VERSION) };
+    return this.cached.tracer;
+  }
+
+  /** The user's provider function, asked; one that throws counts as no provider (detection goes on). */
+  private askProvider(ask: () => TracerProvider | undefined): TracerProvider | undefined {
+    try {
+      return ask();
+    } catch {
+      return undefined;
+    }
+  }
+}
