@@ -11,6 +11,13 @@ export const DEFAULT_POST_COMPACTION_WINDOW_SIZE = 3;
 export const DEFAULT_WAIT_CRITICAL_THRESHOLD = 10;
 export const DEFAULT_TYPED_ERROR_WARNING_THRESHOLD = 3;
 export const DEFAULT_TYPED_ERROR_CRITICAL_THRESHOLD = 5;
+/** This package's opt-in detectors (off by default; these values apply once one is enabled). */
+export const DEFAULT_CYCLE_CRITICAL_LAPS = 3;
+export const DEFAULT_IDENTICAL_CALL_BUDGET = 10;
+export const DEFAULT_LOW_GAIN_CALL_BUDGET = 5;
+export const DEFAULT_SIMILAR_OUTCOME_THRESHOLD = 10;
+export const DEFAULT_SIMILARITY_PERCENT = 90;
+export const DEFAULT_VOLATILE_FIELD_OBSERVATIONS = 5;
 
 /** The resolution of an absent `tools.loopDetection` block. */
 export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object.freeze({
@@ -24,6 +31,12 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
   waitCriticalThreshold: DEFAULT_WAIT_CRITICAL_THRESHOLD,
   typedErrorWarningThreshold: DEFAULT_TYPED_ERROR_WARNING_THRESHOLD,
   typedErrorCriticalThreshold: DEFAULT_TYPED_ERROR_CRITICAL_THRESHOLD,
+  cycleCriticalLaps: DEFAULT_CYCLE_CRITICAL_LAPS,
+  identicalCallBudget: DEFAULT_IDENTICAL_CALL_BUDGET,
+  lowGainCallBudget: DEFAULT_LOW_GAIN_CALL_BUDGET,
+  similarOutcomeThreshold: DEFAULT_SIMILAR_OUTCOME_THRESHOLD,
+  similarityPercent: DEFAULT_SIMILARITY_PERCENT,
+  volatileFieldObservations: DEFAULT_VOLATILE_FIELD_OBSERVATIONS,
   detectors: Object.freeze({
     genericRepeat: true,
     knownPollNoProgress: true,
@@ -34,6 +47,9 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
     typedErrorRepeat: true,
     argumentChurn: true,
     waitPoll: true,
+    resultCycle: false,
+    identicalCallBudget: false,
+    similarOutcome: false,
   }),
   postCompactionGuard: Object.freeze({ enabled: true, windowSize: DEFAULT_POST_COMPACTION_WINDOW_SIZE }),
 });

@@ -17,10 +17,12 @@ export {
   type LoadedConfig,
 } from './load-file.js';
 export { mergeLoopDetectionConfig } from './merge.js';
+export { LOOP_DETECTION_PROFILES, loopDetectionProfile, SMALL_MODEL_PROFILE } from './profiles.js';
 export { isPositiveInteger, resolveLoopDetectionConfig, type ResolveOptions } from './resolve.js';
 export type {
   AgentLoopDetectionEntry,
   LoopDetectionConfig,
+  LoopDetectionProfileName,
   LoopDetectorToggles,
   PostCompactionGuardConfig,
   ResolvedLoopDetectionConfig,

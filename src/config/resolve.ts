@@ -5,6 +5,8 @@ import type { LoopDetectionConfig } from './types.js';
 import { describeValue } from '../util/describe-value.js';
 import { isRecord } from '../util/is-record.js';
 import { snapshotConfig } from './snapshot.js';
+import { mergeLoopDetectionConfig } from './merge.js';
+import { LOOP_DETECTION_PROFILES, loopDetectionProfile } from './profiles.js';
 
 /** Where a resolution is reported and how its keys are named in messages. */
 export interface ResolveOptions {
@@ -40,10 +42,11 @@ export function resolveLoopDetectionConfig(
   const prefix = options.keyPath ?? 'tools.loopDetection';
   const snapshot = snapshotConfig(config, prefix);
   for (const issue of snapshot.issues) logger.warn(`${issue.path}: ${issue.message}`);
-  const source: Record<string, unknown> = isRecord(snapshot.value) ? snapshot.value : {};
+  const given: Record<string, unknown> = isRecord(snapshot.value) ? snapshot.value : {};
   if (config !== undefined && !isRecord(snapshot.value)) {
     logger.warn(`${prefix}: expected an object, got ${describeValue(config)}; using defaults`);
   }
+  const source = withProfile(given, prefix, logger);
 
   const integer = (
     key: string,
@@ -55,6 +58,18 @@ export function resolveLoopDetectionConfig(
     if (value === undefined) return fallback;
     if (isPositiveInteger(value)) return value;
     logger.warn(`${path}: expected a positive integer, got ${describeValue(value)}; using default ${fallback}`);
+    return fallback;
+  };
+  const atLeast = (key: string, fallback: number, floor: number, why: string) => {
+    const value = integer(key, fallback);
+    if (value >= floor) return value;
+    logger.warn(`${prefix}.${key}: ${value} is below ${floor} (${why}); clamped to ${floor}`);
+    return floor;
+  };
+  const percent = (key: string, fallback: number) => {
+    const value = integer(key, fallback);
+    if (value <= 100) return value;
+    logger.warn(`${prefix}.${key}: expected a percentage (1-100), got ${value}; using default ${fallback}`);
     return fallback;
   };
   const flag = (from: Record<string, unknown>, key: string, fallback: boolean, path: string) => {
@@ -121,6 +136,12 @@ export function resolveLoopDetectionConfig(
     waitCriticalThreshold: integer('waitCriticalThreshold', D.waitCriticalThreshold),
     typedErrorWarningThreshold,
     typedErrorCriticalThreshold,
+    cycleCriticalLaps: atLeast('cycleCriticalLaps', D.cycleCriticalLaps, 2, 'one lap repeats nothing'),
+    identicalCallBudget: integer('identicalCallBudget', D.identicalCallBudget),
+    lowGainCallBudget: integer('lowGainCallBudget', D.lowGainCallBudget),
+    similarOutcomeThreshold: integer('similarOutcomeThreshold', D.similarOutcomeThreshold),
+    similarityPercent: percent('similarityPercent', D.similarityPercent),
+    volatileFieldObservations: integer('volatileFieldObservations', D.volatileFieldObservations),
     detectors: {
       genericRepeat: toggle('genericRepeat'),
       knownPollNoProgress: toggle('knownPollNoProgress'),
@@ -131,6 +152,9 @@ export function resolveLoopDetectionConfig(
       typedErrorRepeat: toggle('typedErrorRepeat'),
       argumentChurn: toggle('argumentChurn'),
       waitPoll: toggle('waitPoll'),
+      resultCycle: toggle('resultCycle'),
+      identicalCallBudget: toggle('identicalCallBudget'),
+      similarOutcome: toggle('similarOutcome'),
     },
     postCompactionGuard: {
       enabled: enabled !== false,
@@ -142,4 +166,22 @@ export function resolveLoopDetectionConfig(
       ),
     },
   };
+}
+
+/**
+ * The block with its `profile` applied: the profile's settings under every key the block sets
+ * (nested `detectors` and `postCompactionGuard` key by key, as the per-agent merge does). An
+ * unknown or mistyped name is ignored with a warning naming the key.
+ */
+function withProfile(block: Record<string, unknown>, prefix: string, logger: EngineLogger): Record<string, unknown> {
+  const name = block.profile;
+  if (name === undefined) return block;
+  const profile = loopDetectionProfile(name);
+  if (!profile) {
+    const known = Object.keys(LOOP_DETECTION_PROFILES).join(', ');
+    logger.warn(`${prefix}.profile: unknown profile ${describeValue(name)} (known: ${known}); ignored`);
+    return block;
+  }
+  const merged = mergeLoopDetectionConfig(profile, block);
+  return isRecord(merged) ? merged : block;
 }

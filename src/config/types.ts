@@ -24,7 +24,27 @@ export interface LoopDetectorToggles {
   argumentChurn?: boolean;
   /** `wait` is a known poll, critical at `waitCriticalThreshold`. Default `true`. */
   waitPoll?: boolean;
+  /**
+   * Opt-in `result_cycle`: a cycle of 2–5 calls (A→B→C→A…) in which each position repeats its
+   * arguments and its result, critical at `cycleCriticalLaps`; once it trips, every member call
+   * is blocked until the run calls something else. Default `false`.
+   */
+  resultCycle?: boolean;
+  /**
+   * Opt-in `identical_call_budget`: consecutive identical calls are critical beyond
+   * `identicalCallBudget`, or beyond `lowGainCallBudget` while each result is a near-duplicate of
+   * the one before (results that change only in numbers, like `date +%S`). Default `false`.
+   */
+  identicalCallBudget?: boolean;
+  /**
+   * Opt-in `similar_outcome`: one tool's outcomes stay near-duplicates (volatile fields learned
+   * and masked) `similarOutcomeThreshold` times in a row, across changing arguments. Default `false`.
+   */
+  similarOutcome?: boolean;
 }
+
+/** Named settings a block can start from (`profile`); explicit keys override them. */
+export type LoopDetectionProfileName = 'small-model';
 
 /** Post-compaction guard settings (`tools.loopDetection.postCompactionGuard`). */
 export interface PostCompactionGuardConfig {
@@ -37,6 +57,13 @@ export interface PostCompactionGuardConfig {
  * fall back to the default with a warning.
  */
 export interface LoopDetectionConfig {
+  /**
+   * A named profile whose settings apply under every key set explicitly (explicit keys win;
+   * nested `detectors` keys one by one). `'small-model'`: detection on, OpenClaw's rules at
+   * warning 3 / critical 4, and the opt-in detectors on (see `profiles/small-model.json5`).
+   * Unknown names are ignored with a warning. Default: none.
+   */
+  profile?: LoopDetectionProfileName;
   /**
    * Tri-state. Rolling detectors run only when `true` (default off); the post-compaction
    * guard runs unless this is exactly `false`.
@@ -58,6 +85,18 @@ export interface LoopDetectionConfig {
   typedErrorWarningThreshold?: number;
   /** Typed-error identity critical threshold; clamped to the warning + 1 when not above it. Default `5`. */
   typedErrorCriticalThreshold?: number;
+  /** `result_cycle`: full laps a cycle must have made before its next call is critical; clamped to at least 2. Default `3`. */
+  cycleCriticalLaps?: number;
+  /** `identical_call_budget`: consecutive identical calls allowed, whatever their results. Default `10`. */
+  identicalCallBudget?: number;
+  /** `identical_call_budget`: consecutive identical calls allowed while the results are near-duplicates. Default `5`. */
+  lowGainCallBudget?: number;
+  /** `similar_outcome`: near-duplicate outcomes of one tool in a row before its next call is critical. Default `10`. */
+  similarOutcomeThreshold?: number;
+  /** Near-duplicate results: estimated shingle similarity of at least this percentage (1–100). Default `90`. */
+  similarityPercent?: number;
+  /** Calls of a tool in a row in which a result field changed before it is masked as volatile. Default `5`. */
+  volatileFieldObservations?: number;
   /** Detector toggles. */
   detectors?: LoopDetectorToggles;
   /** Post-compaction guard settings. */

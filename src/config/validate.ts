@@ -1,6 +1,7 @@
 import { isPositiveInteger } from './resolve.js';
 import { isRecord } from '../util/is-record.js';
 import { snapshotConfig } from './snapshot.js';
+import { LOOP_DETECTION_PROFILES, loopDetectionProfile } from './profiles.js';
 
 /** One problem found in a configuration object: where it is and what is wrong. */
 export interface ConfigIssue {
@@ -11,9 +12,10 @@ export interface ConfigIssue {
   readonly severity: 'error' | 'warning';
 }
 
-type Shape = { readonly [key: string]: 'boolean' | 'positiveInteger' | Shape };
+type Shape = { readonly [key: string]: 'boolean' | 'positiveInteger' | 'percent' | 'profile' | Shape };
 
 const LOOP_DETECTION_SHAPE: Shape = {
+  profile: 'profile',
   enabled: 'boolean',
   historySize: 'positiveInteger',
   warningThreshold: 'positiveInteger',
@@ -23,6 +25,12 @@ const LOOP_DETECTION_SHAPE: Shape = {
   waitCriticalThreshold: 'positiveInteger',
   typedErrorWarningThreshold: 'positiveInteger',
   typedErrorCriticalThreshold: 'positiveInteger',
+  cycleCriticalLaps: 'positiveInteger',
+  identicalCallBudget: 'positiveInteger',
+  lowGainCallBudget: 'positiveInteger',
+  similarOutcomeThreshold: 'positiveInteger',
+  similarityPercent: 'percent',
+  volatileFieldObservations: 'positiveInteger',
   detectors: {
     genericRepeat: 'boolean',
     knownPollNoProgress: 'boolean',
@@ -33,6 +41,9 @@ const LOOP_DETECTION_SHAPE: Shape = {
     typedErrorRepeat: 'boolean',
     argumentChurn: 'boolean',
     waitPoll: 'boolean',
+    resultCycle: 'boolean',
+    identicalCallBudget: 'boolean',
+    similarOutcome: 'boolean',
   },
   postCompactionGuard: { windowSize: 'positiveInteger' },
 };
@@ -143,6 +154,16 @@ function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
       issues.push(wrongType(childPath, 'a boolean', child));
     else if (expected === 'positiveInteger' && !isPositiveInteger(child)) {
       issues.push(wrongType(childPath, 'a positive integer', child));
+    } else if (expected === 'percent' && !(isPositiveInteger(child) && child <= 100)) {
+      issues.push(wrongType(childPath, 'a percentage (an integer from 1 to 100)', child));
+    } else if (expected === 'profile') {
+      if (typeof child !== 'string') issues.push(wrongType(childPath, 'a profile name', child));
+      else if (!loopDetectionProfile(child))
+        issues.push({
+          path: childPath,
+          message: `unknown profile ${JSON.stringify(child)} (known: ${Object.keys(LOOP_DETECTION_PROFILES).join(', ')}); ignored`,
+          severity: 'warning',
+        });
     }
   }
   return issues;

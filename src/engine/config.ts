@@ -20,6 +20,24 @@ export interface ResolvedLoopDetectionConfig {
   readonly typedErrorWarningThreshold: number;
   /** Typed-error identity: critical at this many (OpenClaw's 5; clamped above the warning). */
   readonly typedErrorCriticalThreshold: number;
+  /**
+   * `result_cycle`: a cycle of period 2–5 whose positions repeat their arguments and result is
+   * critical when the call would complete this many laps (default 3).
+   */
+  readonly cycleCriticalLaps: number;
+  /** `identical_call_budget`: consecutive identical calls allowed, whatever their results (default 10). */
+  readonly identicalCallBudget: number;
+  /**
+   * `identical_call_budget`: consecutive identical calls allowed while each result is a
+   * near-duplicate of the one before it (little information gained; default 5).
+   */
+  readonly lowGainCallBudget: number;
+  /** `similar_outcome`: near-duplicate outcomes of one tool in a row before its next call is critical (default 10). */
+  readonly similarOutcomeThreshold: number;
+  /** Near-duplicate means an estimated shingle similarity of at least this many percent (default 90). */
+  readonly similarityPercent: number;
+  /** A result field is learned as volatile once it changed in this many calls of the tool in a row (default 5). */
+  readonly volatileFieldObservations: number;
   /** Toggles of the rolling detectors and of the newer OpenClaw rules, each on by default. */
   readonly detectors: {
     readonly genericRepeat: boolean;
@@ -37,6 +55,20 @@ export interface ResolvedLoopDetectionConfig {
     readonly argumentChurn: boolean;
     /** `wait` is a known poll, critical at `waitCriticalThreshold`. */
     readonly waitPoll: boolean;
+    /** Opt-in `result_cycle` (default off), with per-cycle breaking: once tripped, every member call is blocked. */
+    readonly resultCycle: boolean;
+    /** Opt-in `identical_call_budget` (default off). */
+    readonly identicalCallBudget: boolean;
+    /** Opt-in `similar_outcome` (default off). */
+    readonly similarOutcome: boolean;
   };
   readonly postCompactionGuard: { readonly enabled: boolean; readonly windowSize: number };
+}
+
+/**
+ * Whether a config's detectors read result sketches and fields (the near-duplicate ones);
+ * otherwise the history does not keep them.
+ */
+export function readsResultSimilarity(config: ResolvedLoopDetectionConfig): boolean {
+  return config.enabled && (config.detectors.identicalCallBudget || config.detectors.similarOutcome);
 }

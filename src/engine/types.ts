@@ -1,7 +1,10 @@
 /** Level of a loop verdict. */
 export type LoopLevel = 'warning' | 'critical';
 
-/** The rolling-history detectors (OpenClaw names). */
+/**
+ * The rolling-history detectors: OpenClaw's names, then this package's opt-in ones
+ * (`result_cycle`, `identical_call_budget`, `similar_outcome`; off unless enabled).
+ */
 export type LoopDetectorName =
   | 'generic_repeat'
   | 'known_poll_no_progress'
@@ -9,7 +12,10 @@ export type LoopDetectorName =
   | 'unknown_tool_repeat'
   | 'global_circuit_breaker'
   | 'argument_churn'
-  | 'typed_error_repeat';
+  | 'typed_error_repeat'
+  | 'result_cycle'
+  | 'identical_call_budget'
+  | 'similar_outcome';
 
 /**
  * What kind of outcome a record holds, beyond its hash (OpenClaw's `outcomeKind`):
@@ -38,6 +44,22 @@ export interface OutcomeHash {
   mutationTargetHash?: string;
   /** A stamped `typed_code`: `<family>:<CODE>` (the family is the tool, or `tool_call:<inner id>`). */
   typedError?: string;
+  /**
+   * A 31-bit sketch of the result's text (one bit per min-hash of its word shingles, numbers
+   * masked), for near-duplicate comparison; absent for an empty or very large result.
+   */
+  resultSketch?: number;
+  /** For a small structured result: its leaf fields and a digest of each value (volatile-field learning). */
+  resultFields?: ResultFields;
+}
+
+/**
+ * The leaf fields of a small structured result: JSON paths (`details.time`, `items[0].id`) and
+ * a 31-bit digest of each value, in the same order. Learned volatile paths are masked with them.
+ */
+export interface ResultFields {
+  readonly paths: readonly string[];
+  readonly values: readonly number[];
 }
 
 /** A tool call as the engine sees it: everything the detectors and the history need to know about it. */
@@ -67,6 +89,8 @@ export interface ToolCallRecord {
   readonly noProgress?: true;
   readonly mutationTargetHash?: string;
   readonly typedError?: string;
+  readonly resultSketch?: number;
+  readonly resultFields?: ResultFields;
   readonly timestamp: number;
 }
 

@@ -33,9 +33,27 @@ const NEWER_RULES_ON = {
   argumentChurn: true,
   waitPoll: true,
 };
-const ALL_DETECTORS_ON = { genericRepeat: true, knownPollNoProgress: true, pingPong: true, ...NEWER_RULES_ON };
-/** The built-in values of OpenClaw's newer rules. */
-const NEWER_THRESHOLDS = { waitCriticalThreshold: 10, typedErrorWarningThreshold: 3, typedErrorCriticalThreshold: 5 };
+/** This package's opt-in detectors: off unless enabled. */
+const OPT_IN_OFF = { resultCycle: false, identicalCallBudget: false, similarOutcome: false };
+const ALL_DETECTORS_ON = {
+  genericRepeat: true,
+  knownPollNoProgress: true,
+  pingPong: true,
+  ...NEWER_RULES_ON,
+  ...OPT_IN_OFF,
+};
+/** The built-in values of OpenClaw's newer rules, and the opt-in detectors' defaults. */
+const NEWER_THRESHOLDS = {
+  waitCriticalThreshold: 10,
+  typedErrorWarningThreshold: 3,
+  typedErrorCriticalThreshold: 5,
+  cycleCriticalLaps: 3,
+  identicalCallBudget: 10,
+  lowGainCallBudget: 5,
+  similarOutcomeThreshold: 10,
+  similarityPercent: 90,
+  volatileFieldObservations: 5,
+};
 
 const DEFAULTS = {
   historySize: 30,
@@ -93,7 +111,20 @@ describe('resolveLoopDetectionConfig', () => {
       waitCriticalThreshold: 6,
       typedErrorWarningThreshold: 2,
       typedErrorCriticalThreshold: 4,
-      detectors: { genericRepeat: false, pingPong: false, vetoesExtendStreak: false, waitPoll: false },
+      cycleCriticalLaps: 2,
+      identicalCallBudget: 6,
+      lowGainCallBudget: 3,
+      similarOutcomeThreshold: 7,
+      similarityPercent: 95,
+      volatileFieldObservations: 4,
+      detectors: {
+        genericRepeat: false,
+        pingPong: false,
+        vetoesExtendStreak: false,
+        waitPoll: false,
+        resultCycle: true,
+        similarOutcome: true,
+      },
       postCompactionGuard: { windowSize: 7 },
     });
     expect(warnings).toEqual([]);
@@ -108,8 +139,16 @@ describe('resolveLoopDetectionConfig', () => {
       waitCriticalThreshold: 6,
       typedErrorWarningThreshold: 2,
       typedErrorCriticalThreshold: 4,
+      cycleCriticalLaps: 2,
+      identicalCallBudget: 6,
+      lowGainCallBudget: 3,
+      similarOutcomeThreshold: 7,
+      similarityPercent: 95,
+      volatileFieldObservations: 4,
       detectors: {
         ...ALL_DETECTORS_ON,
+        resultCycle: true,
+        similarOutcome: true,
         genericRepeat: false,
         pingPong: false,
         vetoesExtendStreak: false,

@@ -9,6 +9,8 @@ import { canonicalizeUntrustedContentIds } from './untrusted-content.js';
 import { extractUnknownToolName } from './unknown-tool.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';
 import { writeTarget } from './write-target.js';
+import { resultFields } from './result-fields.js';
+import { sketchText } from './result-sketch.js';
 
 export type { OutcomeHash } from '../types.js';
 
@@ -150,6 +152,23 @@ function outcomeDigest(digester: Digester, value: unknown): string {
   return digester.digest(value, canonicalizeUntrustedContentIds);
 }
 
+/**
+ * Adds the near-duplicate evidence of a result: the sketch of its text, and for a small
+ * structure its leaf fields (sketched as `path value` lines when there is no text). Only the
+ * opt-in near-duplicate detectors read them; the history drops them otherwise.
+ */
+function withSimilarityEvidence(outcome: OutcomeHash, text: string, structure: unknown, prefix = ''): OutcomeHash {
+  try {
+    const fields = structure === undefined ? undefined : resultFields(structure, prefix);
+    if (fields) outcome.resultFields = fields.fields;
+    const sketch = sketchText(text !== '' ? text : (fields?.text ?? ''));
+    if (sketch !== undefined) outcome.resultSketch = sketch;
+  } catch {
+    // A result that cannot be walked (a throwing getter) is compared by its hash alone.
+  }
+  return outcome;
+}
+
 /** Rules 3–8 for an OpenClaw-shaped result. */
 function hashShapedResult(
   digester: Digester,
@@ -170,16 +189,26 @@ function hashShapedResult(
         timedOut: projected.timedOut === true,
         output: typeof projected.output === 'string' ? projected.output : '',
       };
-      if (projected.output === undefined || !isTerminalExecFailure(fields)) return { resultHash };
-      return {
-        resultHash,
-        outcomeKind: 'terminal-exec-failure',
-        failureIdentityHash: execFailureIdentityHash(digester, fields),
-      };
+      const output = typeof projected.output === 'string' ? projected.output : text;
+      if (projected.output === undefined || !isTerminalExecFailure(fields))
+        return withSimilarityEvidence({ resultHash }, output, undefined);
+      return withSimilarityEvidence(
+        {
+          resultHash,
+          outcomeKind: 'terminal-exec-failure',
+          failureIdentityHash: execFailureIdentityHash(digester, fields),
+        },
+        output,
+        undefined,
+      );
     }
   }
   if (toolName === 'write' && details.changed === false)
-    return { resultHash: outcomeDigest(digester, WRITE_UNCHANGED), noProgress: true };
+    return withSimilarityEvidence(
+      { resultHash: outcomeDigest(digester, WRITE_UNCHANGED), noProgress: true },
+      text,
+      undefined,
+    );
   let projected: unknown;
   if (toolName === 'process') projected = processProjection(params, details, text);
   if (projected === undefined) {
@@ -188,7 +217,8 @@ function hashShapedResult(
       projected = { details: normalizeUpdatePlanParams(params), text: '' };
     else projected = { details, text };
   }
-  return withOutcomeFacts(digester, { resultHash: outcomeDigest(digester, projected) }, toolName, params, text);
+  const hashed = withOutcomeFacts(digester, { resultHash: outcomeDigest(digester, projected) }, toolName, params, text);
+  return withSimilarityEvidence(hashed, text, isPlainObject(result.details) ? details : undefined, 'details');
 }
 
 /** Adds what the newer detectors read of a successful outcome: a typed-error stamp, a write's target. */
@@ -229,7 +259,10 @@ function withOutcomeFacts(
  *    its target.
  *
  * Outcome digests replace the nonces of untrusted-content marker pairs with zeros, so the same
- * external content hashes the same each time it is fetched. Tool names are compared exactly;
+ * external content hashes the same each time it is fetched. Every hashed outcome but the veto
+ * also carries its near-duplicate evidence: `resultSketch` of its text (error text, string
+ * result, OpenClaw's content text or `exec` output) and, for a small structure (a plain result,
+ * or OpenClaw's `details` under `details.`), its `resultFields`. Tool names are compared exactly;
  * callers pass the normalised name.
  */
 export function hashToolOutcome(digester: Digester, outcome: ToolOutcome): OutcomeHash {
@@ -245,15 +278,15 @@ export function hashToolOutcome(digester: Digester, outcome: ToolOutcome): Outco
     if (VALIDATION_FAILED.test(text)) hashed.outcomeKind = 'argument-validation';
     const typedError = readTypedError(toolName, params, text);
     if (typedError !== undefined) hashed.typedError = typedError;
-    return hashed;
+    return withSimilarityEvidence(hashed, text, undefined);
   }
   const { result } = outcome;
   if (result === undefined) return {};
   if (!isOpenClawShapedResult(result)) {
     const hashed: OutcomeHash = { resultHash: outcomeDigest(digester, result) };
     return typeof result === 'string'
-      ? withOutcomeFacts(digester, hashed, toolName, params, result)
-      : withOutcomeFacts(digester, hashed, toolName, params, '');
+      ? withSimilarityEvidence(withOutcomeFacts(digester, hashed, toolName, params, result), result, undefined)
+      : withSimilarityEvidence(withOutcomeFacts(digester, hashed, toolName, params, ''), '', result);
   }
   return hashShapedResult(digester, toolName, params, result as Record<string, unknown>);
 }

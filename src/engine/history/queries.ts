@@ -1,4 +1,11 @@
+import { identicalCallsOf, type IdenticalCalls } from './identical-calls.js';
 import { signatureKey, type ScopeLog } from './record-ring.js';
+import { resultCycleOf, type ResultCycle } from './result-cycle.js';
+import { similarOutcomesOf, type SimilarOutcomes } from './similar-outcomes.js';
+
+export type { IdenticalCalls } from './identical-calls.js';
+export type { ResultCycle } from './result-cycle.js';
+export type { SimilarOutcomes } from './similar-outcomes.js';
 
 /** The outcome of the no-progress scan for one signature. */
 export interface NoProgressStreak {
@@ -77,6 +84,12 @@ export interface ScopedHistory {
   typedErrorRepeat(family: string): TypedErrorRepeat;
   /** The (tool, args) signatures of the newest `limit` hashed records (the post-compaction guard's baseline). */
   recentSignatures(limit: number): ReadonlySet<string>;
+  /** The result-repeating cycle of period 2–5 that a call would continue, or that has tripped (`criticalLaps`). */
+  resultCycle(argsHash: string, toolName: string, criticalLaps: number): ResultCycle;
+  /** The newest identical calls in a row with this signature, and how many of them gained little (`percent` similarity). */
+  identicalCalls(argsHash: string, toolName: string, percent: number): IdenticalCalls;
+  /** The newest near-duplicate outcomes of a tool in a row, with its volatile fields masked. */
+  similarOutcomes(toolName: string, percent: number, volatileObservations: number): SimilarOutcomes;
 }
 
 export class ScopeView implements ScopedHistory {
@@ -309,6 +322,18 @@ export class ScopeView implements ScopedHistory {
       n += 1;
     }
     return signatures;
+  }
+
+  resultCycle(argsHash: string, toolName: string, criticalLaps: number): ResultCycle {
+    return resultCycleOf(this.scope, signatureKey(toolName, argsHash), criticalLaps);
+  }
+
+  identicalCalls(argsHash: string, toolName: string, percent: number): IdenticalCalls {
+    return identicalCallsOf(this.scope, signatureKey(toolName, argsHash), percent);
+  }
+
+  similarOutcomes(toolName: string, percent: number, volatileObservations: number): SimilarOutcomes {
+    return similarOutcomesOf(this.scope, toolName, percent, volatileObservations);
   }
 
   typedErrorRepeat(family: string): TypedErrorRepeat {

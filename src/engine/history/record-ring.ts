@@ -1,5 +1,5 @@
 import { boundedToolName } from '../hashing/unknown-tool.js';
-import type { OutcomeHash, OutcomeKind, ToolCallRecord } from '../types.js';
+import type { OutcomeHash, OutcomeKind, ResultFields, ToolCallRecord } from '../types.js';
 
 /*
  * Memory layout (memory is bounded, and it is paid per record; docs/performance.md,
@@ -51,8 +51,11 @@ export class DetailedOutcome {
   readonly noProgress: true | undefined;
   readonly mutationTargetHash: string | undefined;
   readonly typedError: string | undefined;
+  readonly resultSketch: number | undefined;
+  readonly resultFields: ResultFields | undefined;
 
-  constructor(outcome: OutcomeHash, resultHash: string | undefined) {
+  /** `similarity`: keep the result's sketch and fields (only the near-duplicate detectors read them). */
+  constructor(outcome: OutcomeHash, resultHash: string | undefined, similarity: boolean) {
     this.resultHash = resultHash;
     this.unknownToolName = boundedToolName(outcome.unknownToolName);
     this.outcomeKind = outcome.outcomeKind;
@@ -60,13 +63,16 @@ export class DetailedOutcome {
     this.noProgress = outcome.noProgress;
     this.mutationTargetHash = flat(outcome.mutationTargetHash);
     this.typedError = flat(outcome.typedError);
+    this.resultSketch = similarity ? outcome.resultSketch : undefined;
+    this.resultFields = similarity ? outcome.resultFields : undefined;
   }
 }
 
-/** Whether an outcome needs a {@link DetailedOutcome} (anything besides a result hash). */
-function isDetailed(outcome: OutcomeHash): boolean {
+/** Whether an outcome needs a {@link DetailedOutcome} (anything besides a result hash, or evidence to keep). */
+function isDetailed(outcome: OutcomeHash, similarity: boolean): boolean {
   return (
     outcome.resultHash === undefined ||
+    (similarity && (outcome.resultSketch !== undefined || outcome.resultFields !== undefined)) ||
     outcome.unknownToolName !== undefined ||
     outcome.outcomeKind !== undefined ||
     outcome.failureIdentityHash !== undefined ||
@@ -338,12 +344,17 @@ export class ScopeLog {
     this.alternationTail = Math.min(this.alternationTail, this.length);
   }
 
-  /** Attaches an outcome to a pending record; `resultHash` is the instance to store (see `matchOutcome`). */
-  setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined): void {
+  /**
+   * Attaches an outcome to a pending record; `resultHash` is the instance to store (see
+   * `matchOutcome`). `similarity`: keep its result sketch and fields (default: dropped).
+   */
+  setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined, similarity = false): void {
     const hash = flat(resultHash);
     if (this.details(seq)?.typedError !== undefined) this.typedErrors -= 1;
     if (outcome.typedError !== undefined) this.typedErrors += 1;
-    this.slots[this.position(seq) + OUTCOME] = isDetailed(outcome) ? new DetailedOutcome(outcome, hash) : hash;
+    this.slots[this.position(seq) + OUTCOME] = isDetailed(outcome, similarity)
+      ? new DetailedOutcome(outcome, hash, similarity)
+      : hash;
   }
 
   /** The public shape, as OpenClaw's history records it: absent fields omitted. */
@@ -367,6 +378,8 @@ export class ScopeLog {
       if (details.noProgress !== undefined) record.noProgress = details.noProgress;
       if (details.mutationTargetHash !== undefined) record.mutationTargetHash = details.mutationTargetHash;
       if (details.typedError !== undefined) record.typedError = details.typedError;
+      if (details.resultSketch !== undefined) record.resultSketch = details.resultSketch;
+      if (details.resultFields !== undefined) record.resultFields = details.resultFields;
     }
     return record;
   }

@@ -78,9 +78,10 @@ export class ToolCallHistory {
   /**
    * Attaches an outcome to the newest matching pending record of the same run, call id (when
    * given), tool and args; appends a complete record when none matches, as OpenClaw's
-   * after-tool-call step does. Returns the record that holds the outcome.
+   * after-tool-call step does. Returns the record that holds the outcome. `similarity`: keep
+   * the outcome's result sketch and fields, for the near-duplicate detectors (default: dropped).
    */
-  recordOutcome(outcome: HashedOutcome, historySize: number): ToolCallRecord {
+  recordOutcome(outcome: HashedOutcome, historySize: number, similarity = false): ToolCallRecord {
     const runId = normalizeRunId(outcome.runId);
     const { scope, seq } = this.attach(
       outcome.toolName,
@@ -89,6 +90,7 @@ export class ToolCallHistory {
       runId,
       outcome,
       historySize,
+      similarity,
     );
     return scope.toRecord(seq);
   }
@@ -112,8 +114,9 @@ export class ToolCallHistory {
     runId: string | undefined,
     outcome: OutcomeHash,
     historySize: number,
+    similarity = false,
   ): void {
-    this.attach(toolName, argsHash, toolCallId, runId, outcome, historySize);
+    this.attach(toolName, argsHash, toolCallId, runId, outcome, historySize, similarity);
   }
 
   /** Appends a record that already has its outcome (a loop veto: the call never runs). */
@@ -136,18 +139,19 @@ export class ToolCallHistory {
     runId: string | undefined,
     outcome: OutcomeHash,
     historySize: number,
+    similarity: boolean,
   ): { scope: ScopeLog; seq: number } {
     const scope = this.scopeOf(runId);
     const { pending, resultHash } = scope
       ? matchOutcome(scope, toolName, argsHash, toolCallId, outcome.resultHash)
       : { pending: -1, resultHash: outcome.resultHash };
     if (pending >= 0) {
-      scope!.setOutcome(pending, outcome, resultHash);
+      scope!.setOutcome(pending, outcome, resultHash, similarity);
       return { scope: scope!, seq: pending };
     }
     const target = this.append(toolName, argsHash, toolCallId, runId, historySize);
     const seq = target.end - 1;
-    target.setOutcome(seq, outcome, resultHash);
+    target.setOutcome(seq, outcome, resultHash, similarity);
     return { scope: target, seq };
   }
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sketchText } from '../../../src/engine/hashing/result-sketch.js';
 import { createDigester, type Digester } from '../../../src/engine/hashing/digest.js';
 import {
   blockedToolResult,
@@ -42,9 +43,11 @@ describe('hashToolOutcome: errors (rule 1)', () => {
     expect(hashToolOutcome(digester, { toolName: 'exec', error: new Error('Tool exec not found') })).toEqual({
       resultHash: `error:${digester.digestText('Tool exec not found')}`,
       unknownToolName: 'exec',
+      resultSketch: sketchText('Tool exec not found'),
     });
     expect(hashToolOutcome(digester, { toolName: 'x', error: 'permission denied' })).toEqual({
       resultHash: `error:${digester.digestText('permission denied')}`,
+      resultSketch: sketchText('permission denied'),
     });
   });
 
