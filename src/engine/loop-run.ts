@@ -1,5 +1,5 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
-import type { ResolvedLoopDetectionConfig } from './config.js';
+import { readsResultSimilarity, type ResolvedLoopDetectionConfig } from './config.js';
 import { escalatedVerdict, passedBudget, type BudgetKind, type LoopBudget } from './cost/loop-budget.js';
 import { UsageLedger } from './cost/usage-ledger.js';
 import { CallRefs, type CallRef } from './evidence/call-refs.js';
@@ -283,6 +283,7 @@ export class LoopRun {
     return this.history.recordOutcome(
       { ...hashed, toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: this.runId },
       this.config.historySize,
+      readsResultSimilarity(this.config),
     );
   }
 
@@ -317,6 +318,7 @@ export class LoopRun {
         this.runId,
         outcome,
         this.config.historySize,
+        readsResultSimilarity(this.config),
       );
     }
     if (resultHash === undefined) return NO_OBSERVATION;
