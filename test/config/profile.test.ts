@@ -1,0 +1,107 @@
+/** `profile: 'small-model'`: a named profile resolved like the other keys, and the file shipped with it. */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import {
+  AgentConfigResolver,
+  loadConfigFile,
+  resolveLoopDetectionConfig,
+  validateToolLoopGuardConfig,
+} from '../../src/config/index.js';
+import { SMALL_MODEL_PROFILE } from '../../src/config/profiles.js';
+import { RecordingLogger } from '../helpers/engine-harness.js';
+
+const PROFILE_FILE = 'profiles/small-model.json5';
+
+describe("profile: 'small-model'", () => {
+  it('profiles/small-model.json5 resolves exactly as the built-in profile', async () => {
+    const loaded = await loadConfigFile(PROFILE_FILE);
+    expect(loaded.warnings).toEqual([]);
+    const fromFile = new AgentConfigResolver(loaded.config).forAgent();
+    const builtIn = new AgentConfigResolver({ tools: { loopDetection: { profile: 'small-model' } } }).forAgent();
+    expect(fromFile).toEqual(builtIn);
+    expect(loaded.config.tools?.loopDetection).toEqual(JSON.parse(JSON.stringify(SMALL_MODEL_PROFILE)));
+  });
+
+  it('turns detection on with its settings and every opt-in detector', () => {
+    const config = resolveLoopDetectionConfig({ profile: 'small-model' });
+    expect(config).toMatchObject({
+      enabled: true,
+      warningThreshold: 3,
+      criticalThreshold: 4,
+      cycleCriticalLaps: 2,
+      identicalCallBudget: 4,
+      lowGainCallBudget: 4,
+      similarOutcomeThreshold: 4,
+      detectors: { resultCycle: true, identicalCallBudget: true, similarOutcome: true, genericRepeat: true },
+    });
+  });
+
+  it('explicit settings override the profile, nested detector toggles one by one', () => {
+    const config = resolveLoopDetectionConfig({
+      profile: 'small-model',
+      criticalThreshold: 6,
+      similarOutcomeThreshold: 8,
+      detectors: { resultCycle: false },
+    });
+    expect(config).toMatchObject({
+      criticalThreshold: 6,
+      similarOutcomeThreshold: 8,
+      identicalCallBudget: 4,
+      detectors: { resultCycle: false, identicalCallBudget: true, similarOutcome: true },
+    });
+    expect(resolveLoopDetectionConfig({ profile: 'small-model', enabled: false }).enabled).toBe(false);
+  });
+
+  it('a per-agent block can name the profile; the global keys still override it', () => {
+    const resolver = new AgentConfigResolver({
+      tools: { loopDetection: { warningThreshold: 5 } },
+      agents: { list: [{ id: 'small', tools: { loopDetection: { profile: 'small-model', criticalThreshold: 7 } } }] },
+    });
+    expect(resolver.forAgent('small')).toMatchObject({ enabled: true, warningThreshold: 5, criticalThreshold: 7 });
+    expect(resolver.forAgent('other')).toMatchObject({ enabled: false, warningThreshold: 5 });
+  });
+
+  it('an unknown profile is ignored with a warning naming the key', () => {
+    const logger = new RecordingLogger();
+    const config = resolveLoopDetectionConfig({ profile: 'tiny' as never }, { logger });
+    expect(config).toEqual(resolveLoopDetectionConfig({}));
+    expect(logger.at('warn')).toEqual([
+      'tools.loopDetection.profile: unknown profile "tiny" (known: small-model); ignored',
+    ]);
+    expect(validateToolLoopGuardConfig({ tools: { loopDetection: { profile: 'tiny' } } })).toEqual([
+      {
+        path: 'tools.loopDetection.profile',
+        message: 'unknown profile "tiny" (known: small-model); ignored',
+        severity: 'warning',
+      },
+    ]);
+    expect(validateToolLoopGuardConfig({ tools: { loopDetection: { profile: 3 } } })[0]).toMatchObject({
+      path: 'tools.loopDetection.profile',
+      severity: 'error',
+    });
+  });
+
+  it('the file is the one the docs name, and it says so', async () => {
+    expect(await readFile(PROFILE_FILE, 'utf8')).toContain("profile: 'small-model'");
+  });
+});
+
+describe('opt-in detector settings', () => {
+  it('invalid values fall back with a warning naming the key', () => {
+    const logger = new RecordingLogger();
+    const config = resolveLoopDetectionConfig(
+      { similarityPercent: 140, cycleCriticalLaps: 1, lowGainCallBudget: 0 },
+      { logger },
+    );
+    expect(config).toMatchObject({ similarityPercent: 90, cycleCriticalLaps: 2, lowGainCallBudget: 5 });
+    expect(logger.at('warn')).toEqual([
+      'tools.loopDetection.cycleCriticalLaps: 1 is below 2 (one lap repeats nothing); clamped to 2',
+      'tools.loopDetection.lowGainCallBudget: expected a positive integer, got 0; using default 5',
+      'tools.loopDetection.similarityPercent: expected a percentage (1-100), got 140; using default 90',
+    ]);
+    expect(validateToolLoopGuardConfig({ tools: { loopDetection: { similarityPercent: 101 } } })[0]).toMatchObject({
+      path: 'tools.loopDetection.similarityPercent',
+      severity: 'error',
+    });
+  });
+});

@@ -1,0 +1,58 @@
+/** The result sketch: equal texts agree, numbers do not count as content, different texts differ. */
+import { describe, expect, it } from 'vitest';
+import {
+  SKETCH_BITS,
+  SKETCH_MAX_CHARS,
+  sketchDistance,
+  sketchesSimilar,
+  sketchText,
+} from '../../../src/engine/hashing/result-sketch.js';
+
+const FEEDBACK = 'The search API calls seem not valid. Please check the arguments you give carefully and try again.';
+
+describe('sketchText', () => {
+  it('is a 31-bit integer, equal for equal texts', () => {
+    const sketch = sketchText(FEEDBACK)!;
+    expect(Number.isInteger(sketch)).toBe(true);
+    expect(sketch).toBeGreaterThanOrEqual(0);
+    expect(sketch).toBeLessThan(2 ** SKETCH_BITS);
+    expect(sketchText(`${FEEDBACK}`)).toBe(sketch);
+  });
+
+  it('reads every run of digits as the same token (clock reads, counters, line numbers)', () => {
+    expect(sketchText('14\n')).toBe(sketchText('15\n'));
+    expect(sketchText('Found 5 matches in line 120')).toBe(sketchText('Found 7 matches in line 9'));
+  });
+
+  it('ignores whitespace layout but not words', () => {
+    expect(sketchText('a  b\n\tc')).toBe(sketchText('a b c'));
+    expect(sketchText('Session closed.')).not.toBe(sketchText('Goodbye!'));
+  });
+
+  it('keeps texts that share nothing far apart', () => {
+    const words = (seed: string) =>
+      Array.from({ length: 40 }, (_, i) => `${seed}${String.fromCharCode(97 + (i % 26))}${i > 25 ? 'x' : ''}`).join(
+        ' ',
+      );
+    const distance = sketchDistance(sketchText(words('alpha'))!, sketchText(words('omega'))!);
+    expect(distance).toBeGreaterThan(5);
+  });
+
+  it('gives nothing for an empty text or one beyond the size bound', () => {
+    expect(sketchText('')).toBeUndefined();
+    expect(sketchText('   \n ')).toBeUndefined();
+    expect(sketchText('x'.repeat(SKETCH_MAX_CHARS + 1))).toBeUndefined();
+    expect(sketchText('x'.repeat(SKETCH_MAX_CHARS))).toBeDefined();
+  });
+});
+
+describe('sketchesSimilar', () => {
+  it('allows floor(31 × (1 − p) / 2) differing bits', () => {
+    expect(sketchesSimilar(0, 0b1, 90)).toBe(true);
+    expect(sketchesSimilar(0, 0b11, 90)).toBe(false);
+    expect(sketchesSimilar(0, 0b1, 95)).toBe(false);
+    expect(sketchesSimilar(0, 0b111, 80)).toBe(true);
+    expect(sketchesSimilar(0, 0b1111, 80)).toBe(false);
+    expect(sketchesSimilar(5, 5, 100)).toBe(true);
+  });
+});
