@@ -14,6 +14,23 @@ describe('sweep grid', () => {
     expect(() => integerRange('warning', 'x')).toThrow(/positive integer/);
   });
 
+  it('crosses --set axes with every threshold pair', () => {
+    const points = gridPoints({
+      warning: [3],
+      critical: [4, 5],
+      set: [
+        { key: 'similarOutcomeThreshold', values: [4, 6] },
+        { key: 'identicalCallBudget', values: [5] },
+      ],
+    });
+    expect(points.map((p) => [p.criticalThreshold, p.settings])).toEqual([
+      [4, { similarOutcomeThreshold: 4, identicalCallBudget: 5 }],
+      [4, { similarOutcomeThreshold: 6, identicalCallBudget: 5 }],
+      [5, { similarOutcomeThreshold: 4, identicalCallBudget: 5 }],
+      [5, { similarOutcomeThreshold: 6, identicalCallBudget: 5 }],
+    ]);
+  });
+
   it('skips combinations where critical does not exceed warning (or breaker critical)', () => {
     const points = gridPoints({ warning: [3, 4, 5], critical: [4, 5], breaker: [5, 30] });
     expect(points.map((p) => [p.warningThreshold, p.criticalThreshold, p.globalCircuitBreakerThreshold])).toEqual([
@@ -114,6 +131,51 @@ describe('sweep command', () => {
     }
   });
 
+  it('--set sweeps another key over a base config, one row per value', async () => {
+    const fx = fixtureDir();
+    try {
+      const feedback = (n: number, from = 1) =>
+        Array.from({ length: n }, (_, i) => ({
+          step: from + i,
+          tool: 'search',
+          args: { q: `q${i}` },
+          result: 'not valid',
+        }));
+      fx.write('loop.jsonl', jsonl(feedback(6)));
+      fx.write('ok.jsonl', jsonl([...feedback(2), { step: 3, tool: 'read', args: {}, result: 'file' }]));
+      const index = fx.write('index.json', {
+        trajectories: [
+          { id: 'loop', file: 'loop.jsonl', agent: 'A', resolved: false, hit_limit: true },
+          { id: 'ok', file: 'ok.jsonl', agent: 'A', resolved: true, hit_limit: false },
+        ],
+      });
+      const config = fx.write('base.json5', "{ tools: { loopDetection: { profile: 'small-model' } } }");
+      const args = ['sweep', '--index', index, '--warning', '3', '--critical', '4', '--config', config];
+      const { code, stdout } = await runCli([...args, '--set', 'similarOutcomeThreshold=1..5', '--json']);
+      expect(code).toBe(0);
+      const rows = (
+        JSON.parse(stdout) as {
+          rows: Array<{
+            settings: Record<string, number>;
+            metrics: { resolved: { blocked: number }; loops: { blocked: number; meanFirstBlock?: number } };
+          }>;
+        }
+      ).rows;
+      const at = (n: number) => rows.find((row) => row.settings.similarOutcomeThreshold === n)!.metrics;
+      expect(at(1).resolved.blocked).toBe(1);
+      expect(at(2).resolved.blocked).toBe(0);
+      expect(at(2).loops).toMatchObject({ blocked: 1, meanFirstBlock: 3 });
+      expect(at(5).loops).toMatchObject({ blocked: 1, meanFirstBlock: 6 });
+      const table = await runCli([...args, '--set', 'similarOutcomeThreshold=2']);
+      expect(table.stdout).toMatch(/settings\s+warn\s+crit/);
+      expect(table.stdout).toContain('similarOutcomeThreshold=2');
+      expect((await runCli([...args, '--set', 'historySize=3'])).code).toBe(2);
+      expect((await runCli([...args, '--set', 'similarOutcomeThreshold'])).code).toBe(2);
+    } finally {
+      fx.cleanup();
+    }
+  });
+
   it('exits 2 without --index or with an empty grid', async () => {
     expect((await runCli(['sweep'])).code).toBe(2);
     const fx = fixtureDir();
@@ -164,6 +226,46 @@ describe('sweep command', () => {
         expect.objectContaining({ blocked: 24, runs: 26 }),
       );
       expect(performance.now() - started).toBeLessThan(60_000);
+    },
+    120_000,
+  );
+
+  it.skipIf(!present)(
+    "profile 'small-model' on the 527 trajectories: no resolved run blocked, more loops caught earlier than W3/C4",
+    async () => {
+      const sweepOf = async (extra: string[]) => {
+        const index = join(TRAJECTORIES, 'index.json');
+        const { code, stdout } = await runCli([
+          'sweep',
+          '--index',
+          index,
+          '--warning',
+          '3',
+          '--critical',
+          '4',
+          '--json',
+          ...extra,
+        ]);
+        expect(code).toBe(0);
+        return (
+          JSON.parse(stdout) as {
+            rows: Array<{
+              metrics: {
+                resolved: { runs: number; blocked: number };
+                loops: { meanFirstBlock: number; byAgent: Array<{ agent: string; blocked: number; runs: number }> };
+              };
+            }>;
+          }
+        ).rows[0].metrics;
+      };
+      const profile = await sweepOf(['--config', 'profiles/small-model.json5']);
+      const w3c4 = await sweepOf([]);
+      const agent = (name: string) => profile.loops.byAgent.find((a) => a.agent === name)!;
+      expect(profile.resolved).toEqual({ runs: 222, blocked: 0, warned: expect.any(Number) as number });
+      expect(agent('AutoCodeRover')).toMatchObject({ blocked: 26, runs: 26 });
+      expect(agent('SWE-agent').runs).toBe(24);
+      expect(agent('SWE-agent').blocked).toBeGreaterThanOrEqual(6);
+      expect(profile.loops.meanFirstBlock).toBeLessThan(w3c4.loops.meanFirstBlock);
     },
     120_000,
   );

@@ -8,7 +8,17 @@ import { Progress, type CliIo } from '../progress.js';
 import { formatProblem } from '../readers/types.js';
 import { renderTable } from '../table.js';
 import { loadRunLabels } from './labels.js';
-import { evaluate, gridPoints, hashRuns, rankRows, sweep, type SweepMetrics, type SweepRow } from './sweep.js';
+import {
+  evaluate,
+  gridPoints,
+  hashRuns,
+  rankRows,
+  SETTABLE_KEYS,
+  sweep,
+  type SettableKey,
+  type SweepMetrics,
+  type SweepRow,
+} from './sweep.js';
 
 export const SWEEP_USAGE = `Usage: tool-loop-guard sweep --index <index.json> [options] [folders...]
 
@@ -27,7 +37,12 @@ Options:
   --unknown <range>   unknownToolThreshold          (default: config / 10)
   --window <range>    postCompactionGuard.windowSize; no effect on trajectories (no compaction
                       markers), so equal rows are merged
-  --config <file>     base JSON5 config (its global tools.loopDetection block; enabled is forced on)
+  --set <key>=<range> another numeric tools.loopDetection key to sweep (repeatable): cycleCriticalLaps,
+                      identicalCallBudget, lowGainCallBudget, similarOutcomeThreshold, similarityPercent,
+                      volatileFieldObservations, waitCriticalThreshold, typedErrorWarningThreshold,
+                      typedErrorCriticalThreshold
+  --config <file>     base JSON5 config (its global tools.loopDetection block, profile applied;
+                      enabled is forced on), e.g. profiles/small-model.json5
   --skip-synthetic    leave out steps marked "synthetic"
   --top <n>           print only the n best rows (ranked: fewest false positives, most loops
                       blocked, most calls saved, history size nearest 30, fewest warnings,
@@ -57,10 +72,39 @@ function windows(row: SweepRow): string {
   return contiguous ? `${list[0]}..${list[list.length - 1]}` : list.join(',');
 }
 
-/** The sweep table. */
+function settingsText(row: SweepRow): string {
+  return Object.entries(row.settings)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+}
+
+/** Parses `--set key=range` values into sweep axes; throws a usage error naming a bad one. */
+export function settingAxes(
+  values: readonly string[] | undefined,
+): Array<{ readonly key: SettableKey; readonly values: readonly number[] }> {
+  return (values ?? []).map((text) => {
+    const at = text.indexOf('=');
+    const key = at < 0 ? text : text.slice(0, at);
+    if (at < 0 || !(SETTABLE_KEYS as readonly string[]).includes(key))
+      throw new UsageError(
+        `--set ${JSON.stringify(text)}: want <key>=<range> with key one of ${SETTABLE_KEYS.join(', ')}`,
+      );
+    return { key: key as SettableKey, values: integerRange(`set ${key}`, text.slice(at + 1)) };
+  });
+}
+
+/** Which of the sweep table's columns (after `settings`) are numbers, aligned right. */
+const RIGHT_ALIGNED: readonly boolean[] = Object.freeze([
+  ...[true, true, true, true, false, true, true, false],
+  ...[true, true, true, true, true, true],
+]);
+
+/** The sweep table (with a `settings` column when keys were swept with `--set`). */
 export function formatSweepRows(rows: readonly SweepRow[]): string {
+  const withSettings = rows.some((row) => Object.keys(row.settings).length > 0);
   return renderTable(
     [
+      ...(withSettings ? ['settings'] : []),
       'warn',
       'crit',
       'breaker',
@@ -77,6 +121,7 @@ export function formatSweepRows(rows: readonly SweepRow[]): string {
       'other unres. blocked',
     ],
     rows.map((row) => [
+      ...(withSettings ? [settingsText(row)] : []),
       String(row.warningThreshold),
       String(row.criticalThreshold),
       String(row.globalCircuitBreakerThreshold),
@@ -92,7 +137,7 @@ export function formatSweepRows(rows: readonly SweepRow[]): string {
       pct(row.metrics.resolved.warned, row.metrics.resolved.runs),
       pct(row.metrics.otherUnresolved.blocked, row.metrics.otherUnresolved.runs),
     ]),
-    [true, true, true, true, false, true, true, false, true, true, true, true, true, true],
+    withSettings ? [false, ...RIGHT_ALIGNED] : RIGHT_ALIGNED,
   );
 }
 
@@ -111,6 +156,7 @@ export async function runSweep(argv: readonly string[], io: CliIo): Promise<numb
       unknown: { type: 'string' },
       window: { type: 'string' },
       config: { type: 'string' },
+      set: { type: 'string', multiple: true },
       'skip-synthetic': { type: 'boolean' },
       top: { type: 'string' },
       json: { type: 'boolean' },
@@ -129,6 +175,7 @@ export async function runSweep(argv: readonly string[], io: CliIo): Promise<numb
     breaker: values.breaker === undefined ? undefined : integerRange('breaker', values.breaker),
     unknown: values.unknown === undefined ? undefined : integerRange('unknown', values.unknown),
     window: values.window === undefined ? undefined : integerRange('window', values.window),
+    set: settingAxes(values.set),
   };
   const top = values.top === undefined ? undefined : positiveInteger('top', values.top);
   const points = gridPoints(axes);
@@ -219,7 +266,7 @@ export async function runSweep(argv: readonly string[], io: CliIo): Promise<numb
   if (top !== undefined && rows.length > top) out.push(`(${rows.length - top} more rows; drop --top to see all)\n`);
   out.push(
     best
-      ? `\nBest with 0 false positives: warning ${best.warningThreshold}, critical ${best.criticalThreshold}, history ${best.historySize}: blocks ${best.metrics.loops.blocked}/${best.metrics.loops.runs} loop runs (${byAgent(best.metrics)}), first block at call ${fixed(best.metrics.loops.meanFirstBlock)} on average\n`
+      ? `\nBest with 0 false positives: warning ${best.warningThreshold}, critical ${best.criticalThreshold}, history ${best.historySize}${Object.keys(best.settings).length > 0 ? `, ${settingsText(best)}` : ''}: blocks ${best.metrics.loops.blocked}/${best.metrics.loops.runs} loop runs (${byAgent(best.metrics)}), first block at call ${fixed(best.metrics.loops.meanFirstBlock)} on average\n`
       : '\nNo setting blocks a loop run without a false positive.\n',
   );
   io.stdout(out.join(''));

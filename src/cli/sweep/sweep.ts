@@ -43,6 +43,22 @@ export async function hashRuns(
   return runs;
 }
 
+/** The numeric `tools.loopDetection` keys a sweep can vary with `--set key=range`. */
+export const SETTABLE_KEYS = [
+  'cycleCriticalLaps',
+  'identicalCallBudget',
+  'lowGainCallBudget',
+  'similarOutcomeThreshold',
+  'similarityPercent',
+  'volatileFieldObservations',
+  'waitCriticalThreshold',
+  'typedErrorWarningThreshold',
+  'typedErrorCriticalThreshold',
+] as const;
+
+/** A key {@link SETTABLE_KEYS} lists. */
+export type SettableKey = (typeof SETTABLE_KEYS)[number];
+
 /** The swept knobs of one grid point (unset = the base config's value or the default). */
 export interface SweepPoint {
   readonly warningThreshold: number;
@@ -51,6 +67,8 @@ export interface SweepPoint {
   readonly globalCircuitBreakerThreshold?: number;
   readonly unknownToolThreshold?: number;
   readonly windowSize?: number;
+  /** Values of other numeric keys (`--set`). */
+  readonly settings?: Readonly<Partial<Record<SettableKey, number>>>;
 }
 
 /** Per-run result under one setting. */
@@ -188,6 +206,8 @@ export interface SweepRow {
   readonly historySize: number;
   /** The window sizes merged into this row (the guard needs compaction markers; trajectories have none). */
   readonly windowSizes: readonly number[];
+  /** The effective values of the keys swept with `--set` (empty when none was). */
+  readonly settings: Readonly<Partial<Record<SettableKey, number>>>;
   readonly metrics: SweepMetrics;
 }
 
@@ -205,6 +225,7 @@ export function pointConfig(base: LoopDetectionConfig | undefined, point: SweepP
   if (point.unknownToolThreshold !== undefined) block.unknownToolThreshold = point.unknownToolThreshold;
   if (point.windowSize !== undefined)
     block.postCompactionGuard = { ...base?.postCompactionGuard, windowSize: point.windowSize };
+  for (const [key, value] of Object.entries(point.settings ?? {})) block[key as SettableKey] = value;
   return resolveLoopDetectionConfig(block);
 }
 
@@ -239,6 +260,7 @@ export function sweep(
       config.globalCircuitBreakerThreshold,
       config.unknownToolThreshold,
       config.historySize,
+      ...Object.keys(point.settings ?? {}).map((name) => `${name}=${config[name as SettableKey]}`),
     ].join('/');
     let row = rows.get(key);
     if (!row) rows.set(key, (row = { config, point, windows: new Set() }));
@@ -257,6 +279,9 @@ export function sweep(
       unknownToolThreshold: row.config.unknownToolThreshold,
       historySize: row.config.historySize,
       windowSizes: [...row.windows].sort((a, b) => a - b),
+      settings: Object.fromEntries(
+        Object.keys(row.point.settings ?? {}).map((name) => [name, row.config[name as SettableKey]]),
+      ),
       metrics,
     });
   }
@@ -283,6 +308,18 @@ export function rankRows(rows: readonly SweepRow[]): SweepRow[] {
   );
 }
 
+/** Every combination of the `--set` axes (one empty combination when there is none). */
+function settingCombinations(
+  axes: ReadonlyArray<{ readonly key: SettableKey; readonly values: readonly number[] }>,
+): Array<Partial<Record<SettableKey, number>>> {
+  let combinations: Array<Partial<Record<SettableKey, number>>> = [{}];
+  for (const axis of axes)
+    combinations = combinations.flatMap((combination) =>
+      axis.values.map((value) => ({ ...combination, [axis.key]: value })),
+    );
+  return combinations;
+}
+
 /** The grid: every combination with warning < critical (and critical < breaker when both are swept). */
 export function gridPoints(axes: {
   warning: readonly number[];
@@ -291,8 +328,10 @@ export function gridPoints(axes: {
   breaker?: readonly number[];
   unknown?: readonly number[];
   window?: readonly number[];
+  set?: ReadonlyArray<{ readonly key: SettableKey; readonly values: readonly number[] }>;
 }): SweepPoint[] {
   const points: SweepPoint[] = [];
+  const combinations = settingCombinations(axes.set ?? []);
   const opt = <T>(values: readonly T[] | undefined): (T | undefined)[] =>
     values && values.length > 0 ? [...values] : [undefined];
   for (const warningThreshold of axes.warning) {
@@ -304,14 +343,17 @@ export function gridPoints(axes: {
             continue;
           for (const unknownToolThreshold of opt(axes.unknown)) {
             for (const windowSize of opt(axes.window)) {
-              points.push({
-                warningThreshold,
-                criticalThreshold,
-                historySize,
-                globalCircuitBreakerThreshold,
-                unknownToolThreshold,
-                windowSize,
-              });
+              for (const settings of combinations) {
+                points.push({
+                  warningThreshold,
+                  criticalThreshold,
+                  historySize,
+                  globalCircuitBreakerThreshold,
+                  unknownToolThreshold,
+                  windowSize,
+                  ...(Object.keys(settings).length > 0 ? { settings } : {}),
+                });
+              }
             }
           }
         }
