@@ -138,9 +138,54 @@ function incompleteness(trace, agent) {
   if (tools.length !== agent.calls)
     return `${agent.id}: ${tools.length} tool spans, the demo made ${agent.calls} calls`;
   const compactions = trace.spans.filter((s) => s.operationName === 'compaction.retry').length;
-  if (trace.spans.length !== 1 + tools.length + compactions)
-    return `${agent.id}: ${trace.spans.length} spans, expected root + ${tools.length} tools + ${compactions} compaction.retry`;
+  // Each critical has one evidence span (the demo registers its provider globally).
+  const evidence = agent.events.filter((e) => e.event === EVENT.blocked).length;
+  if (trace.spans.length !== 1 + tools.length + compactions + evidence)
+    return `${agent.id}: ${trace.spans.length} spans, expected root + ${tools.length} tools + ${compactions} compaction.retry + ${evidence} ${EVIDENCE_SPAN}`;
   return undefined;
+}
+
+const EVIDENCE_SPAN = 'run_guardrail tool-loop-guard';
+
+/**
+ * The evidence span of a blocked call: its child, ERROR, a deny verdict enforced as a block, and
+ * span links (Jaeger's FOLLOWS_FROM references) to the loop's other tool calls in the same trace.
+ */
+function checkEvidence(id, trace, blockedSpan) {
+  const children = trace.spans.filter(
+    (s) =>
+      s.operationName === EVIDENCE_SPAN &&
+      s.references.some((r) => r.refType === 'CHILD_OF' && r.spanID === blockedSpan.spanID),
+  );
+  check(children.length === 1, `${id}: the blocked call has one ${EVIDENCE_SPAN} child (found ${children.length})`);
+  const [evidence] = children;
+  if (!evidence) return;
+  const want = {
+    'gen_ai.operation.name': 'run_guardrail',
+    'gen_ai.guardrail.verdict.type': 'deny',
+    'gen_ai.guardrail.action.type': 'block',
+    'gen_ai.guardrail.target.id': tagOf(blockedSpan.tags, 'gen_ai.tool.call.id'),
+    'otel.status_code': 'ERROR',
+  };
+  for (const [k, v] of Object.entries(want))
+    check(
+      String(tagOf(evidence.tags, k)) === String(v),
+      `${id}: ${EVIDENCE_SPAN} has ${k}=${v} (got ${tagOf(evidence.tags, k)})`,
+    );
+  const tools = new Map(
+    trace.spans.filter((s) => tagOf(s.tags, 'gen_ai.operation.name') === 'execute_tool').map((s) => [s.spanID, s]),
+  );
+  const links = evidence.references.filter((r) => r.refType === 'FOLLOWS_FROM');
+  // A loop across changing arguments (unknown_tool_repeat) names no signatures: its earlier members
+  // have other args hashes, so it may have no links at all.
+  check(
+    links.every((r) => tools.has(r.spanID)),
+    `${id}: ${EVIDENCE_SPAN} links only to tool calls of its trace (${links.length} links)`,
+  );
+  check(
+    links.every((r) => r.spanID !== blockedSpan.spanID),
+    `${id}: ${EVIDENCE_SPAN} does not link its parent, the blocked call`,
+  );
 }
 
 /** Loop events of a set of traces: count per `event|agent|detector`. */
@@ -261,6 +306,7 @@ async function assertJaeger(svc, agents, found) {
         tagOf(span.tags, 'tool_loop.verdict') === (blocked ? 'critical' : 'aborted'),
         `${id}: the span's tool_loop.verdict is ${blocked ? 'critical' : 'aborted'}`,
       );
+      if (blocked) checkEvidence(id, trace, span);
     }
   }
   console.log(
@@ -287,7 +333,8 @@ const seriesKey = (name, l) =>
 
 async function prometheusSeries(prom, svc) {
   const out = {};
-  const q = `{__name__=~"tool_loop_.+_total", job="${svc}"}`;
+  // tool_loop_recovery_total counts verdicts' aftermath, not events: assertRecovery checks it.
+  const q = `{__name__=~"tool_loop_.+_total", __name__!="tool_loop_recovery_total", job="${svc}"}`;
   const r = await getJson(`${prom}/api/v1/query?query=${encodeURIComponent(q)}`);
   for (const s of r.data.result) {
     const k = seriesKey(s.metric.__name__, s.metric);
@@ -303,13 +350,40 @@ async function exporterSeries(url, svc) {
   const out = {};
   for (const line of (await res.text()).split('\n')) {
     const m = /^(tool_loop_\w+_total)\{(.*)\} (\S+)$/.exec(line);
-    if (!m) continue;
+    if (!m || m[1] === 'tool_loop_recovery_total') continue;
     const labels = Object.fromEntries([...m[2].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
     if (labels.job !== svc) continue;
     const k = seriesKey(m[1], labels);
     out[k] = (out[k] ?? 0) + Number(m[3]);
   }
   return out;
+}
+
+/**
+ * Every surfaced warning and block opens one recovery watch, settled once (the demo's runs all
+ * end): the recovery counter adds up to those events, per agent, with known outcomes only.
+ */
+async function assertRecovery(svc, events) {
+  const want = {};
+  for (const [key, n] of Object.entries(events)) {
+    const [event, agent] = key.split('|');
+    if (event === EVENT.warning || event === EVENT.blocked) want[agent] = (want[agent] ?? 0) + n;
+  }
+  const prom = env('E2E_PROMETHEUS_URL');
+  const q = `tool_loop_recovery_total{job="${svc}"}`;
+  const got = await eventually('tool_loop_recovery_total to add up to the surfaced verdicts', async (why) => {
+    const r = await getJson(`${prom}/api/v1/query?query=${encodeURIComponent(q)}`);
+    const perAgent = {};
+    for (const s of r.data.result) {
+      if (!['recovered', 'repeated', 'run_ended'].includes(s.metric.tool_loop_recovery_outcome))
+        return why(`unknown outcome ${s.metric.tool_loop_recovery_outcome}`);
+      perAgent[s.metric.gen_ai_agent_id] = (perAgent[s.metric.gen_ai_agent_id] ?? 0) + Number(s.value[1]);
+    }
+    if (!same(perAgent, want)) return why(`got ${show(perAgent)}\n  want ${show(want)}`);
+    return perAgent;
+  });
+  checks++;
+  console.log(`Prometheus: tool_loop_recovery_total per agent equals the surfaced verdicts ${show(got)}`);
 }
 
 async function assertPrometheus(svc, events) {
@@ -408,6 +482,7 @@ async function single() {
   const events = expectedEvents(agents, found);
   await assertJaeger(service, agents, found);
   await assertPrometheus(service, events);
+  await assertRecovery(service, events);
   await assertAlerts(service, agents);
 }
 

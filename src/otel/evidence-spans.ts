@@ -31,7 +31,7 @@ export interface Evidence {
   readonly message: string;
   /** The judged call's id (`gen_ai.guardrail.target.id`). */
   readonly toolCallId?: string;
-  /** The loop's member calls. */
+  /** The loop's member calls other than the judged one (the evidence span's parent). */
   readonly members: readonly CallRef[];
   /** Shadow mode: the call was allowed (action `allow`, status UNSET). */
   readonly shadow: boolean;
@@ -39,7 +39,7 @@ export interface Evidence {
 
 /**
  * Creates the evidence span of each critical: `run_guardrail tool-loop-guard`, INTERNAL, a
- * child of the judged tool span, with a link to every member call of the loop. A span
+ * child of the judged tool span, with a link to every other member call of the loop. A span
  * processor has no tracer of its own: it uses the `tracerProvider` option (a provider, or a
  * function returning one), else the global provider once one is registered; with neither
  * there is no evidence span.

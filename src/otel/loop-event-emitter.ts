@@ -141,7 +141,10 @@ export class LoopEventEmitter {
             attributes: loopEventAttributes(fields, extra),
             message: shown.message,
             toolCallId,
-            members: run.loop.memberRefs(check.window?.signatures ?? []),
+            // The judged call is the evidence span's parent, not one of its links.
+            members: run.loop
+              .memberRefs(check.window?.signatures ?? [])
+              .filter((ref) => ref.spanId !== span.spanContext().spanId),
             shadow,
           }),
         );

@@ -346,8 +346,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.emitter.recovery(resolution, agentId);
   }
 
-  private onRelease(_run: GuardedRun, reason: RunReleaseReason, settled: RecoveryResolution | undefined): void {
-    if (settled) this.settled(settled, undefined);
+  private onRelease(run: GuardedRun, reason: RunReleaseReason, settled: RecoveryResolution | undefined): void {
+    if (settled) this.settled(settled, run.agentId);
     this.released[reason] += 1;
     if (reason === 'capacity' && !this.capacityReported) {
       this.capacityReported = true;

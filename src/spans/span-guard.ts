@@ -15,6 +15,8 @@ export interface GuardedRun {
   readonly runKey: string;
   /** The run as users see it (see `SpanScope.runId`). */
   readonly runId: string;
+  /** The agent id of the scope that opened the run, when known. */
+  readonly agentId?: string;
   readonly loop: LoopRun;
   /** The first reason the run was aborted with (kept so that a `runSignal` asked for later aborts too). */
   abortReason?: Error;
@@ -340,6 +342,7 @@ export class SpanGuard<S extends object> {
     return this.runs.touch(scope.runKey, () => ({
       runKey: scope.runKey,
       runId: scope.runId,
+      ...(scope.agentId !== undefined ? { agentId: scope.agentId } : {}),
       loop: new LoopRun({
         config: this.options.configFor(scope.agentId),
         runId: scope.runId,

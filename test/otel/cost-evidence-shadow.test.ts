@@ -179,9 +179,9 @@ describe('the evidence span of a critical', () => {
       code: SpanStatusCode.ERROR,
       message: blocked[0].event.attributes?.[sc.ATTR_TOOL_LOOP_MESSAGE],
     });
-    // Every call of the loop so far, the blocked one last, in call order.
+    // Every call of the loop before the blocked one (its parent), in call order.
     const callOrder = (span: ReadableSpan) => Number(String(span.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID]).slice(5));
-    const members = tools.filter((t) => callOrder(t) <= 6).sort((a, b) => callOrder(a) - callOrder(b));
+    const members = tools.filter((t) => callOrder(t) < 6).sort((a, b) => callOrder(a) - callOrder(b));
     expect(first.links.map((l) => l.context.spanId)).toEqual(members.map((t) => t.spanContext().spanId));
     expect(first.links.every((l) => l.context.traceId === first.spanContext().traceId)).toBe(true);
     expect(first.attributes).toMatchObject({
@@ -196,7 +196,9 @@ describe('the evidence span of a critical', () => {
       [sc.ATTR_TOOL_LOOP_RUN_ID]: 'run-evidence',
       [sc.ATTR_TOOL_LOOP_WASTED_TOKENS]: 6_000,
     });
-    expect(evidence[1].links).toHaveLength(8);
+    // The second block links the first one too: a blocked call is a member of the loop.
+    expect(evidence[1].links).toHaveLength(7);
+    expect(evidence[1].links.at(-1)?.context.spanId).toBe(blocked[0].span.spanContext().spanId);
     // Our processor left its own span alone: no loop event, no verdict, no run of its own.
     expect(
       evidence.every((span) => span.events.length === 0 && span.attributes[sc.ATTR_TOOL_LOOP_VERDICT] === undefined),
@@ -216,7 +218,7 @@ describe('the evidence span of a critical', () => {
     await loopingRun(global, 'run-global', 7);
     const evidence = (await global.spans()).filter((span) => span.name.startsWith('run_guardrail'));
     expect(evidence).toHaveLength(1);
-    expect(evidence[0].links).toHaveLength(7);
+    expect(evidence[0].links).toHaveLength(6);
   });
 
   it('evidenceSpans: false turns it off', async () => {
