@@ -1,3 +1,4 @@
+import type { Attributes } from '@opentelemetry/api';
 import type { Digester } from '../../engine/hashing/digest.js';
 import type { OutcomeHash } from '../../engine/hashing/outcome-hash.js';
 import type { ToolCallSignature } from '../../engine/types.js';
@@ -13,6 +14,7 @@ import {
   type ToolCallSource,
 } from '../../spans/span-reading.js';
 import type { SpanView } from '../../spans/span-view.js';
+import { modelCallTokens } from '../../otel/model-usage.js';
 
 /**
  * A finished tool span reduced to what detection needs: hashes, never raw content. It answers
@@ -47,12 +49,15 @@ export class PreparedToolCall implements ToolCallSource<unknown> {
 export interface PreparedSpan extends SpanReading<unknown> {
   /** A tool span recognised only at its end (`matchEnd`): at start it resolves its scope as a non-tool span. */
   readonly lateTool?: PreparedToolCall;
+  /** For a span that is no tool call: the tokens it reports as a model call (absent when none). */
+  readonly modelTokens?: number;
 }
 
 /**
  * Reads and hashes a finished span once: start reading, then (for tool spans) the call —
  * from the start reading when arguments were known at start, else from the end reading —
- * and the outcome hash. Hashing does not depend on config or run scope, so the result can be
+ * and the outcome hash; for other spans, the tokens a model call reports, charged to its run
+ * as the processor does. Hashing does not depend on config or run scope, so the result can be
  * replayed under any number of settings.
  */
 export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Digester, span: SpanView): PreparedSpan {
@@ -67,7 +72,10 @@ export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Dige
     const late = matchSpanEnd(adapters, span);
     if (late) [start, adapter, matchedAtEnd] = [late.start, late.adapter, true];
   }
-  if (!start || !adapter) return base;
+  if (!start || !adapter) {
+    const tokens = modelCallTokens(span.attributes as Attributes);
+    return tokens > 0 ? { ...base, modelTokens: tokens } : base;
+  }
   const end = adapter.readEnd(span);
   const atStart = !matchedAtEnd && knownAtStart(start);
   const described = atStart

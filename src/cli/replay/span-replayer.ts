@@ -113,7 +113,7 @@ export class SpanReplayer {
       if (finished.verdict) replay.verdict(finished.verdict, finished.call, finished.tool.toolName, index, span.step);
       if (finished.abort) replay.abort(finished.abort, index, span.step);
       timeline?.ended(index, finished.sameCall ? {} : finished.tool.outcome(span));
-    }
+    } else if (span.prepared.modelTokens !== undefined) this.guard.spend(span, span.prepared.modelTokens);
     this.guard.close(span, span.traceId, span.parentSpanId !== undefined);
   }
 
