@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixtureDir, jsonl, loopSpans, otlpDocument, runCli, type FixtureSpan } from './helpers.js';
+import { chatSpan, fixtureDir, jsonl, loopSpans, otlpDocument, runCli, type FixtureSpan } from './helpers.js';
 
 type Fx = ReturnType<typeof fixtureDir>;
 let fx: Fx;
@@ -255,19 +255,7 @@ describe('analyze: traces', () => {
 
   it("charges the recorded model calls' tokens to their run: verdicts carry the tokens and time wasted in the loop", async () => {
     const spans = loopSpans(5, { runId: 'run-9' });
-    for (let i = 0; i < 5; i += 1)
-      spans.push({
-        spanId: `c${String(i + 1).padStart(15, '0')}`,
-        parentSpanId: 'a000000000000001',
-        name: 'chat model',
-        start: 10 * i + 6,
-        end: 10 * i + 9,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.usage.input_tokens': 100,
-          'gen_ai.usage.output_tokens': 20,
-        },
-      });
+    for (let i = 0; i < 5; i += 1) spans.push(chatSpan(i + 1, 10 * i + 6, 10 * i + 9));
     const file = fx.write('usage.json', otlpDocument(TRACE, spans));
     const { report } = await analyzeJson(['--enable', '--warning', '2', '--critical', '3', file]);
     // The loop starts at call 1 (1 ms); the model calls that ended before call 4 started (31 ms) are 3.

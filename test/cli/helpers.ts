@@ -134,3 +134,19 @@ export function loopSpans(
   }
   return spans;
 }
+
+/** A model call's span under the run span `a000000000000001`, reporting its token usage. */
+export function chatSpan(n: number, start: number, end: number, tokens = { input: 100, output: 20 }): FixtureSpan {
+  return {
+    spanId: `c${String(n).padStart(15, '0')}`,
+    parentSpanId: 'a000000000000001',
+    name: 'chat model',
+    start,
+    end,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.usage.input_tokens': tokens.input,
+      'gen_ai.usage.output_tokens': tokens.output,
+    },
+  };
+}

@@ -1,8 +1,8 @@
 // The HTML report of a looping run, opened in a real headless Chromium (Debian's `chromium`,
 // driven by playwright-core, which never downloads a browser: it has no install script, and it
 // is always given the system binary's path). The report is written by the real CLI from an OTLP
-// file generated here: one run cycles read→grep→read→grep… with unchanged results until it is
-// blocked; another calls a tool whose recorded name is HTML.
+// file generated here: one run cycles read→grep→list→read… with unchanged results until the
+// opt-in cycle detector blocks it; another calls a tool whose recorded name is HTML.
 //
 // Skipped with a message when no Chromium is installed, unless CI is set: there a missing
 // browser fails the test (scripts/ci-observability.sh installs it with apt).
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureDir, otlpDocument, runCli, type FixtureSpan } from './helpers.js';
+import { chatSpan, fixtureDir, otlpDocument, runCli, type FixtureSpan } from './helpers.js';
 import { colourCounts, decodePng } from './png.js';
 
 /** Debian's `chromium` package installs /usr/bin/chromium; CHROMIUM_PATH names another binary. */
@@ -39,24 +39,19 @@ const HOSTILE_TOOL = '<img src=x onerror=alert(1)>';
 const CYCLE_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const HOSTILE_TRACE = '5cf92f3577b34da6a3ce929d0e0e4737';
 
-/** A run span, then `calls` as sequential tool spans, each after a chat span that reports its token usage. */
+/** An agent's run span, then `calls` as sequential tool spans, each after a model call reporting 1 280 tokens. */
 function runSpans(calls: readonly { tool: string; args: object; result: string }[]): FixtureSpan[] {
   const spans: FixtureSpan[] = [
-    { spanId: 'a000000000000001', name: 'invoke_agent', start: 0, end: 20 * calls.length + 10 },
+    {
+      spanId: 'a000000000000001',
+      name: 'invoke_agent',
+      start: 0,
+      end: 20 * calls.length + 10,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+    },
   ];
   calls.forEach((call, i) => {
-    spans.push({
-      spanId: `c${String(i + 1).padStart(15, '0')}`,
-      parentSpanId: 'a000000000000001',
-      name: 'chat model',
-      start: 20 * i + 1,
-      end: 20 * i + 8,
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.usage.input_tokens': 1200,
-        'gen_ai.usage.output_tokens': 80,
-      },
-    });
+    spans.push(chatSpan(i + 1, 20 * i + 1, 20 * i + 8, { input: 1200, output: 80 }));
     spans.push({
       spanId: `b${String(i + 1).padStart(15, '0')}`,
       parentSpanId: 'a000000000000001',
@@ -74,13 +69,16 @@ function runSpans(calls: readonly { tool: string; args: object; result: string }
   return spans;
 }
 
-/** Plans once, then alternates read and grep with unchanged results: a cycle of period 2. */
+/** Plans once, then cycles read → grep → list with unchanged results: a cycle of period 3. */
 function cyclingRun(): FixtureSpan[] {
-  const read = { tool: 'read', args: { path: '/src/app.ts' }, result: 'export const app = 1;' };
-  const grep = { tool: 'grep', args: { pattern: 'app' }, result: 'src/app.ts:1' };
+  const cycle = [
+    { tool: 'read', args: { path: '/src/app.ts' }, result: 'export const app = 1;' },
+    { tool: 'grep', args: { pattern: 'app' }, result: 'src/app.ts:1' },
+    { tool: 'list', args: { dir: 'src' }, result: 'app.ts' },
+  ];
   return runSpans([
     { tool: 'plan', args: { goal: 'fix the bug' }, result: 'plan ready' },
-    ...Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? read : grep)),
+    ...Array.from({ length: 12 }, (_, i) => cycle[i % 3]),
   ]);
 }
 
@@ -137,8 +135,13 @@ describe.skipIf(MISSING !== '' && !IN_CI)('HTML report in headless Chromium', ()
         .map((document) => JSON.stringify(document))
         .join('\n') + '\n',
     );
+    // OpenClaw's rules at warning 3 / critical 5, and the opt-in result-aware cycle detector.
+    const config = fx.write(
+      'loop.json5',
+      '{ tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 5, cycleCriticalLaps: 2, detectors: { resultCycle: true } } } }',
+    );
     const report = join(fx.dir, 'report.html');
-    const cli = await runCli(['analyze', '--enable', '--warning', '3', '--critical', '5', '--html', report, input]);
+    const cli = await runCli(['analyze', '--config', config, '--html', report, input]);
     expect(cli.code).toBe(0);
     expect(cli.stderr).toBe(`HTML report written to ${report}\n`);
     stdout = cli.stdout;
@@ -161,32 +164,40 @@ describe.skipIf(MISSING !== '' && !IN_CI)('HTML report in headless Chromium', ()
     fx?.cleanup();
   });
 
-  it('shows the cycling run first, its block and its repeated calls in the first screen, in distinct colours', async () => {
-    expect(stdout).toContain('block  ping_pong');
-    const run = page.locator(`section.run[data-run="${CYCLE_TRACE}"]`);
+  it('shows the cycling run first, its blocks and its repeated calls in the first screen, in distinct colours', async () => {
+    expect(stdout).toContain('block  result_cycle');
+    const run = page.locator(`section.run[data-run^="${CYCLE_TRACE}"]`);
     await expect.poll(() => run.isVisible()).toBe(true);
-    const summary = run.getByTestId('summary');
-    expect(await summary.innerText()).toMatch(
-      /11 calls · \d+ repeats · cycle of period 2 · .*1 block · first block at call \d+/,
+    const summary = await run.getByTestId('summary').innerText();
+    expect(summary).toMatch(
+      /^13 calls · 9 repeats · cycle of period 3 · 6 blocks · first block at call 8 · wasted in a detected loop: up to [\d,]+ tokens, \d+ ms$/,
     );
 
-    const block = run.locator('li.call[data-kind="block"]');
-    expect(await block.count()).toBe(1);
+    // The cycle's second lap is blocked, every member of it (the opt-in detector's per-cycle breaking).
+    const blocks = run.locator('li.call[data-kind="block"]');
+    expect(await blocks.count()).toBe(6);
+    const block = run.locator('li.call[data-call="8"]');
+    expect(await block.getAttribute('data-kind')).toBe('block');
     const blockBox = await expectInViewport(block);
-    expect(await block.innerText()).toContain('BLOCK ping_pong');
+    expect(await block.innerText()).toContain('BLOCK result_cycle');
     expect(await block.innerText()).toContain('not run: blocked');
+    await expectInViewport(blocks.last());
 
     const cycle = run.locator('li.call[data-kind="cycle"]');
-    expect(await cycle.count()).toBeGreaterThanOrEqual(4);
-    for (const call of await cycle.all()) expect(await call.innerText()).toContain('CYCLE ×2');
-    await expectInViewport(cycle.first());
-    expect(await run.locator('li.call .label.same-result').count()).toBeGreaterThanOrEqual(4);
-    const inLoop = run.locator('li.call.in-loop');
-    expect(await inLoop.count()).toBeGreaterThanOrEqual(3);
-    const warn = run.locator('li.call[data-kind="warn"]').first();
-    await expectInViewport(warn);
-    const plain = run.locator('li.call[data-kind="new"]').first();
+    expect(await cycle.count()).toBe(6);
+    for (const call of await cycle.all()) {
+      expect(await call.innerText()).toContain('CYCLE ×3');
+      await expectInViewport(call);
+    }
+    expect(await run.locator('li.call .label.same-result').count()).toBe(3);
+    expect(await run.locator('li.call.in-loop').count()).toBeGreaterThanOrEqual(6);
+    const findings = await run.locator('table.findings').innerText();
+    expect(findings).toContain('period 3 · loop of 3 calls');
+    expect(findings).toMatch(/tokens wasted/);
+    const plain = run.locator('li.call[data-kind="new"]');
+    expect(await plain.count()).toBe(1);
     expect(await plain.innerText()).toContain('plan');
+    const warn = page.locator('li.call[data-kind="warn"]').first();
 
     const colours = {
       block: await background(block),
@@ -218,7 +229,7 @@ describe.skipIf(MISSING !== '' && !IN_CI)('HTML report in headless Chromium', ()
   });
 
   it('shows a hostile recorded tool name as text: no element, no script, no request', async () => {
-    const run = page.locator(`section.run[data-run="${HOSTILE_TRACE}"]`);
+    const run = page.locator(`section.run[data-run^="${HOSTILE_TRACE}"]`);
     const tools = run.locator('li.call .tool');
     expect(await tools.count()).toBe(6);
     expect(await tools.first().textContent()).toBe(HOSTILE_TOOL);
