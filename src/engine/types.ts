@@ -45,10 +45,12 @@ export interface OutcomeHash {
   /** A stamped `typed_code`: `<family>:<CODE>` (the family is the tool, or `tool_call:<inner id>`). */
   typedError?: string;
   /**
-   * A 31-bit sketch of the result's text (one bit per min-hash of its word shingles, numbers
+   * A 52-bit sketch of the result's text (one bit per min-hash of its word shingles, numbers
    * masked), for near-duplicate comparison; absent for an empty or very large result.
    */
   resultSketch?: number;
+  /** A 31-bit digest of the result text's tokens with numbers and whitespace masked (equal: same text but for numbers). */
+  resultShape?: number;
   /** For a small structured result: its leaf fields and a digest of each value (volatile-field learning). */
   resultFields?: ResultFields;
 }
@@ -90,6 +92,7 @@ export interface ToolCallRecord {
   readonly mutationTargetHash?: string;
   readonly typedError?: string;
   readonly resultSketch?: number;
+  readonly resultShape?: number;
   readonly resultFields?: ResultFields;
   readonly timestamp: number;
 }

@@ -10,7 +10,7 @@ import { extractUnknownToolName } from './unknown-tool.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';
 import { writeTarget } from './write-target.js';
 import { resultFields } from './result-fields.js';
-import { sketchText } from './result-sketch.js';
+import { textEvidence } from './result-sketch.js';
 
 export type { OutcomeHash } from '../types.js';
 
@@ -23,6 +23,16 @@ export interface ToolOutcome {
   error?: unknown;
   /** True: `error` holds the thrown value, even `undefined`. Absent: `error !== undefined` means error. */
   isError?: boolean;
+}
+
+/** How {@link hashToolOutcome} hashes. */
+export interface HashOutcomeOptions {
+  /**
+   * Add the near-duplicate evidence (`resultSketch`, `resultFields`) that the opt-in
+   * `identical_call_budget` and `similar_outcome` read. It costs about as much as hashing the
+   * text again; pass `false` when no config enables those detectors. Default `true`.
+   */
+  readonly similarity?: boolean;
 }
 
 /** OpenClaw's result for a call vetoed by loop detection. */
@@ -157,12 +167,22 @@ function outcomeDigest(digester: Digester, value: unknown): string {
  * structure its leaf fields (sketched as `path value` lines when there is no text). Only the
  * opt-in near-duplicate detectors read them; the history drops them otherwise.
  */
-function withSimilarityEvidence(outcome: OutcomeHash, text: string, structure: unknown, prefix = ''): OutcomeHash {
+function withSimilarityEvidence(
+  similarity: boolean,
+  outcome: OutcomeHash,
+  text: string,
+  structure: unknown,
+  prefix = '',
+): OutcomeHash {
+  if (!similarity) return outcome;
   try {
     const fields = structure === undefined ? undefined : resultFields(structure, prefix);
     if (fields) outcome.resultFields = fields.fields;
-    const sketch = sketchText(text !== '' ? text : (fields?.text ?? ''));
-    if (sketch !== undefined) outcome.resultSketch = sketch;
+    const evidence = textEvidence(text !== '' ? text : (fields?.text ?? ''));
+    if (evidence !== undefined) {
+      outcome.resultSketch = evidence.sketch;
+      outcome.resultShape = evidence.shape;
+    }
   } catch {
     // A result that cannot be walked (a throwing getter) is compared by its hash alone.
   }
@@ -175,6 +195,7 @@ function hashShapedResult(
   toolName: string,
   params: unknown,
   result: Record<string, unknown>,
+  similarity: boolean,
 ): OutcomeHash {
   const details = isPlainObject(result.details) ? result.details : {};
   const text = contentText(result.content);
@@ -191,8 +212,9 @@ function hashShapedResult(
       };
       const output = typeof projected.output === 'string' ? projected.output : text;
       if (projected.output === undefined || !isTerminalExecFailure(fields))
-        return withSimilarityEvidence({ resultHash }, output, undefined);
+        return withSimilarityEvidence(similarity, { resultHash }, output, undefined);
       return withSimilarityEvidence(
+        similarity,
         {
           resultHash,
           outcomeKind: 'terminal-exec-failure',
@@ -205,6 +227,7 @@ function hashShapedResult(
   }
   if (toolName === 'write' && details.changed === false)
     return withSimilarityEvidence(
+      similarity,
       { resultHash: outcomeDigest(digester, WRITE_UNCHANGED), noProgress: true },
       text,
       undefined,
@@ -218,7 +241,13 @@ function hashShapedResult(
     else projected = { details, text };
   }
   const hashed = withOutcomeFacts(digester, { resultHash: outcomeDigest(digester, projected) }, toolName, params, text);
-  return withSimilarityEvidence(hashed, text, isPlainObject(result.details) ? details : undefined, 'details');
+  return withSimilarityEvidence(
+    similarity,
+    hashed,
+    text,
+    isPlainObject(result.details) ? details : undefined,
+    'details',
+  );
 }
 
 /** Adds what the newer detectors read of a successful outcome: a typed-error stamp, a write's target. */
@@ -260,12 +289,18 @@ function withOutcomeFacts(
  *
  * Outcome digests replace the nonces of untrusted-content marker pairs with zeros, so the same
  * external content hashes the same each time it is fetched. Every hashed outcome but the veto
- * also carries its near-duplicate evidence: `resultSketch` of its text (error text, string
+ * also carries its near-duplicate evidence: `resultSketch` and `resultShape` of its text (error text, string
  * result, OpenClaw's content text or `exec` output) and, for a small structure (a plain result,
- * or OpenClaw's `details` under `details.`), its `resultFields`. Tool names are compared exactly;
+ * or OpenClaw's `details` under `details.`), its `resultFields` — unless `options.similarity`
+ * is `false`. Tool names are compared exactly;
  * callers pass the normalised name.
  */
-export function hashToolOutcome(digester: Digester, outcome: ToolOutcome): OutcomeHash {
+export function hashToolOutcome(
+  digester: Digester,
+  outcome: ToolOutcome,
+  options: HashOutcomeOptions = {},
+): OutcomeHash {
+  const similarity = options.similarity !== false;
   const { toolName, params } = outcome;
   const failed = outcome.isError ?? outcome.error !== undefined;
   if (failed) {
@@ -278,15 +313,20 @@ export function hashToolOutcome(digester: Digester, outcome: ToolOutcome): Outco
     if (VALIDATION_FAILED.test(text)) hashed.outcomeKind = 'argument-validation';
     const typedError = readTypedError(toolName, params, text);
     if (typedError !== undefined) hashed.typedError = typedError;
-    return withSimilarityEvidence(hashed, text, undefined);
+    return withSimilarityEvidence(similarity, hashed, text, undefined);
   }
   const { result } = outcome;
   if (result === undefined) return {};
   if (!isOpenClawShapedResult(result)) {
     const hashed: OutcomeHash = { resultHash: outcomeDigest(digester, result) };
     return typeof result === 'string'
-      ? withSimilarityEvidence(withOutcomeFacts(digester, hashed, toolName, params, result), result, undefined)
-      : withSimilarityEvidence(withOutcomeFacts(digester, hashed, toolName, params, ''), '', result);
+      ? withSimilarityEvidence(
+          similarity,
+          withOutcomeFacts(digester, hashed, toolName, params, result),
+          result,
+          undefined,
+        )
+      : withSimilarityEvidence(similarity, withOutcomeFacts(digester, hashed, toolName, params, ''), '', result);
   }
-  return hashShapedResult(digester, toolName, params, result as Record<string, unknown>);
+  return hashShapedResult(digester, toolName, params, result as Record<string, unknown>, similarity);
 }

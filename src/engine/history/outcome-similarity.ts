@@ -6,6 +6,7 @@ import type { ScopeLog } from './record-ring.js';
 export interface ComparableOutcome {
   readonly resultHash: string;
   readonly sketch: number | undefined;
+  readonly shape: number | undefined;
   readonly fields: ResultFields | undefined;
 }
 
@@ -14,7 +15,7 @@ export function comparableOutcome(scope: ScopeLog, seq: number): ComparableOutco
   const resultHash = scope.resultHash(seq);
   if (resultHash === undefined) return undefined;
   const details = scope.details(seq);
-  return { resultHash, sketch: details?.resultSketch, fields: details?.resultFields };
+  return { resultHash, sketch: details?.resultSketch, shape: details?.resultShape, fields: details?.resultFields };
 }
 
 /** Whether the record is the loop's own veto (a blocked call: no outcome, not pending). */
@@ -39,8 +40,9 @@ export function fieldsEqualMasked(a: ResultFields, b: ResultFields, masked: Read
 }
 
 /**
- * Whether two outcomes are near-duplicates: the same hash; or sketches estimating at least
- * `percent` % shingle similarity; or, when a mask was learned, equal fields outside the mask.
+ * Whether two outcomes are near-duplicates: the same hash; the same text but for numbers and
+ * whitespace (equal shapes); below 100 %, sketches estimating at least `percent` % shingle
+ * similarity; or, when a mask was learned, equal fields outside the mask.
  */
 export function nearDuplicate(
   a: ComparableOutcome,
@@ -49,7 +51,9 @@ export function nearDuplicate(
   masked?: ReadonlySet<string>,
 ): boolean {
   if (a.resultHash === b.resultHash) return true;
-  if (a.sketch !== undefined && b.sketch !== undefined && sketchesSimilar(a.sketch, b.sketch, percent)) return true;
+  if (a.shape !== undefined && a.shape === b.shape) return true;
+  if (percent < 100 && a.sketch !== undefined && b.sketch !== undefined && sketchesSimilar(a.sketch, b.sketch, percent))
+    return true;
   return (
     masked !== undefined &&
     masked.size > 0 &&

@@ -52,6 +52,7 @@ export class DetailedOutcome {
   readonly mutationTargetHash: string | undefined;
   readonly typedError: string | undefined;
   readonly resultSketch: number | undefined;
+  readonly resultShape: number | undefined;
   readonly resultFields: ResultFields | undefined;
 
   /** `similarity`: keep the result's sketch and fields (only the near-duplicate detectors read them). */
@@ -64,6 +65,7 @@ export class DetailedOutcome {
     this.mutationTargetHash = flat(outcome.mutationTargetHash);
     this.typedError = flat(outcome.typedError);
     this.resultSketch = similarity ? outcome.resultSketch : undefined;
+    this.resultShape = similarity ? outcome.resultShape : undefined;
     this.resultFields = similarity ? outcome.resultFields : undefined;
   }
 }
@@ -72,7 +74,10 @@ export class DetailedOutcome {
 function isDetailed(outcome: OutcomeHash, similarity: boolean): boolean {
   return (
     outcome.resultHash === undefined ||
-    (similarity && (outcome.resultSketch !== undefined || outcome.resultFields !== undefined)) ||
+    (similarity &&
+      (outcome.resultSketch !== undefined ||
+        outcome.resultShape !== undefined ||
+        outcome.resultFields !== undefined)) ||
     outcome.unknownToolName !== undefined ||
     outcome.outcomeKind !== undefined ||
     outcome.failureIdentityHash !== undefined ||
@@ -379,6 +384,7 @@ export class ScopeLog {
       if (details.mutationTargetHash !== undefined) record.mutationTargetHash = details.mutationTargetHash;
       if (details.typedError !== undefined) record.typedError = details.typedError;
       if (details.resultSketch !== undefined) record.resultSketch = details.resultSketch;
+      if (details.resultShape !== undefined) record.resultShape = details.resultShape;
       if (details.resultFields !== undefined) record.resultFields = details.resultFields;
     }
     return record;

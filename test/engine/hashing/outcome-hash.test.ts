@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sketchText } from '../../../src/engine/hashing/result-sketch.js';
+import { sketchText, textEvidence } from '../../../src/engine/hashing/result-sketch.js';
 import { createDigester, type Digester } from '../../../src/engine/hashing/digest.js';
 import {
   blockedToolResult,
@@ -43,11 +43,13 @@ describe('hashToolOutcome: errors (rule 1)', () => {
     expect(hashToolOutcome(digester, { toolName: 'exec', error: new Error('Tool exec not found') })).toEqual({
       resultHash: `error:${digester.digestText('Tool exec not found')}`,
       unknownToolName: 'exec',
-      resultSketch: sketchText('Tool exec not found'),
+      resultSketch: textEvidence('Tool exec not found')!.sketch,
+      resultShape: textEvidence('Tool exec not found')!.shape,
     });
     expect(hashToolOutcome(digester, { toolName: 'x', error: 'permission denied' })).toEqual({
       resultHash: `error:${digester.digestText('permission denied')}`,
-      resultSketch: sketchText('permission denied'),
+      resultSketch: textEvidence('permission denied')!.sketch,
+      resultShape: textEvidence('permission denied')!.shape,
     });
   });
 
@@ -401,5 +403,16 @@ describe('hashToolOutcome: send-like (rule 7, #89090)', () => {
       });
     expect(at(1, 'loop-room')).toBe(at(2, 'loop-room'));
     expect(at(1, 'loop-room-1')).not.toBe(at(2, 'loop-room-2'));
+  });
+});
+
+describe('hashToolOutcome: near-duplicate evidence', () => {
+  it('sketches the text and digests the fields of a small structure; similarity: false skips both', () => {
+    const result = { content: [{ type: 'text', text: 'queued at 12:00' }], details: { state: 'queued', at: 3 } };
+    const hashed = hashToolOutcome(digester, { toolName: 'job', result });
+    expect(hashed.resultSketch).toBe(sketchText('queued at 12:00'));
+    expect(hashed.resultFields?.paths).toEqual(['details.at', 'details.state']);
+    const plain = hashToolOutcome(digester, { toolName: 'job', result }, { similarity: false });
+    expect(plain).toEqual({ resultHash: hashed.resultHash });
   });
 });

@@ -6,14 +6,15 @@ import {
   sketchDistance,
   sketchesSimilar,
   sketchText,
+  textEvidence,
 } from '../../../src/engine/hashing/result-sketch.js';
 
 const FEEDBACK = 'The search API calls seem not valid. Please check the arguments you give carefully and try again.';
 
 describe('sketchText', () => {
-  it('is a 31-bit integer, equal for equal texts', () => {
+  it('is a 52-bit integer, equal for equal texts', () => {
     const sketch = sketchText(FEEDBACK)!;
-    expect(Number.isInteger(sketch)).toBe(true);
+    expect(Number.isSafeInteger(sketch)).toBe(true);
     expect(sketch).toBeGreaterThanOrEqual(0);
     expect(sketch).toBeLessThan(2 ** SKETCH_BITS);
     expect(sketchText(`${FEEDBACK}`)).toBe(sketch);
@@ -47,12 +48,24 @@ describe('sketchText', () => {
 });
 
 describe('sketchesSimilar', () => {
-  it('allows floor(31 × (1 − p) / 2) differing bits', () => {
-    expect(sketchesSimilar(0, 0b1, 90)).toBe(true);
-    expect(sketchesSimilar(0, 0b11, 90)).toBe(false);
-    expect(sketchesSimilar(0, 0b1, 95)).toBe(false);
-    expect(sketchesSimilar(0, 0b111, 80)).toBe(true);
-    expect(sketchesSimilar(0, 0b1111, 80)).toBe(false);
+  it('allows floor(52 × (1 − p) / 2) differing bits, counted over both halves', () => {
+    const high = 2 ** 26;
+    expect(sketchDistance(high + 1, 0)).toBe(2);
+    expect(sketchesSimilar(0, high + 1, 90)).toBe(true);
+    expect(sketchesSimilar(0, high + 0b11, 90)).toBe(false);
+    expect(sketchesSimilar(0, 0b1, 95)).toBe(true);
+    expect(sketchesSimilar(0, 0b11, 95)).toBe(false);
+    expect(sketchesSimilar(0, 0b1, 100)).toBe(false);
     expect(sketchesSimilar(5, 5, 100)).toBe(true);
+  });
+});
+
+describe('textEvidence', () => {
+  it('has one shape for texts that differ only in numbers and whitespace, another for other words', () => {
+    expect(textEvidence('at line 12:  unexpected indent')?.shape).toBe(
+      textEvidence('at line 340: unexpected\nindent')?.shape,
+    );
+    expect(textEvidence('unexpected indent')?.shape).not.toBe(textEvidence('expected an indented block')?.shape);
+    expect(textEvidence('x')?.sketch).toBe(sketchText('x'));
   });
 });
