@@ -2,21 +2,22 @@ import type { LoopDetectionConfig, LoopDetectionProfileName } from './types.js';
 
 /**
  * `profile: 'small-model'`: for agents on smaller models, which repeat themselves more and
- * recover less. One rule for every kind of repeat evidence: four repeats are allowed and the
- * next call is blocked — four identical outcomes (OpenClaw's rules at critical 4, warning 3),
- * four near-duplicate outcomes of a tool, four identical calls in a row whatever their results,
- * and two full laps of a result-repeating cycle (four calls for a cycle of two). Shipped as
- * `profiles/small-model.json5` too; `docs/evaluation.md` measures it on 527 real runs.
+ * recover less. Each kind of repeat evidence is blocked at the lowest threshold that a
+ * successful run would still have to exceed by two repeats on the evaluation data (OpenClaw's
+ * rules at warning 3 / critical 5; four outcomes that are the same but for numbers and
+ * whitespace; four identical calls in a row, whatever their results; two full laps of a
+ * result-repeating cycle). Shipped as `profiles/small-model.json5` too; `docs/evaluation.md`
+ * measures it on 527 real runs.
  */
 export const SMALL_MODEL_PROFILE: LoopDetectionConfig = Object.freeze({
   enabled: true,
   warningThreshold: 3,
-  criticalThreshold: 4,
+  criticalThreshold: 5,
   cycleCriticalLaps: 2,
   identicalCallBudget: 4,
   lowGainCallBudget: 4,
   similarOutcomeThreshold: 4,
-  similarityPercent: 90,
+  similarityPercent: 100,
   volatileFieldObservations: 3,
   detectors: Object.freeze({ resultCycle: true, identicalCallBudget: true, similarOutcome: true }),
 });

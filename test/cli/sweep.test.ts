@@ -233,6 +233,7 @@ describe('sweep command', () => {
   it.skipIf(!present)(
     "profile 'small-model' on the 527 trajectories: no resolved run blocked, more loops caught earlier than W3/C4",
     async () => {
+      // docs/evaluation.md: 0/222 resolved, AutoCodeRover 26/26, SWE-agent 5/24 (W3/C4: 24/26, 1/24).
       const sweepOf = async (extra: string[]) => {
         const index = join(TRAJECTORIES, 'index.json');
         const { code, stdout } = await runCli([
@@ -264,7 +265,7 @@ describe('sweep command', () => {
       expect(profile.resolved).toEqual({ runs: 222, blocked: 0, warned: expect.any(Number) as number });
       expect(agent('AutoCodeRover')).toMatchObject({ blocked: 26, runs: 26 });
       expect(agent('SWE-agent').runs).toBe(24);
-      expect(agent('SWE-agent').blocked).toBeGreaterThanOrEqual(6);
+      expect(agent('SWE-agent').blocked).toBeGreaterThanOrEqual(5);
       expect(profile.loops.meanFirstBlock).toBeLessThan(w3c4.loops.meanFirstBlock);
     },
     120_000,

@@ -27,7 +27,7 @@ describe("profile: 'small-model'", () => {
     expect(config).toMatchObject({
       enabled: true,
       warningThreshold: 3,
-      criticalThreshold: 4,
+      criticalThreshold: 5,
       cycleCriticalLaps: 2,
       identicalCallBudget: 4,
       lowGainCallBudget: 4,
