@@ -109,6 +109,28 @@ describe('analyze: trajectories', () => {
     });
   });
 
+  it('tracks recovery after each warning or block, as the processor does: left the loop, repeated it, ended', async () => {
+    const file = fx.write('loop.jsonl', loopingTrajectory(6));
+    const recoveryOf = async (extra: string[]) => {
+      const { report } = await analyzeJson(['--enable', '--warning', '2', '--critical', '3', ...extra, file]);
+      return [(report.runs[0] as unknown as { recovery: object }).recovery, report.totals.recovery];
+    };
+    // Warned at call 3, blocked at 4, 5, 6: calls 4, 5 and 6 repeat the loop; after the block at 6,
+    // write_patch leaves it, and the run ends within the default 5 calls watched.
+    const ended = { recovered: 0, repeated: 3, runEnded: 1 };
+    expect(await recoveryOf([])).toEqual([ended, ended]);
+    const left = { recovered: 1, repeated: 3, runEnded: 0 };
+    expect(await recoveryOf(['--recovery-window', '1'])).toEqual([left, left]);
+    const off = { recovered: 0, repeated: 0, runEnded: 0 };
+    expect(await recoveryOf(['--recovery-window', '0'])).toEqual([off, off]);
+    const { stdout } = await runCli(['analyze', '--enable', '--warning', '2', '--critical', '3', file]);
+    expect(stdout).toContain('  after a warning or block: 0 left the loop, 3 repeated it, 1 ended the run\n');
+    expect(stdout).toContain('Recovery after a warning or block: 0 left the loop, 3 repeated it, 1 ended the run\n');
+    const bad = await runCli(['analyze', '--recovery-window', 'five', file]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--recovery-window must be a whole number of calls, got "five"');
+  });
+
   it('finds nothing with the shipped defaults (rolling detectors off)', async () => {
     const file = fx.write('loop.jsonl', loopingTrajectory(25));
     const { report } = await analyzeJson([file]);

@@ -170,7 +170,7 @@ describe.skipIf(MISSING !== '' && !IN_CI)('HTML report in headless Chromium', ()
     await expect.poll(() => run.isVisible()).toBe(true);
     const summary = await run.getByTestId('summary').innerText();
     expect(summary).toMatch(
-      /^13 calls · 9 repeats · cycle of period 3 · 6 blocks · first block at call 8 · wasted in a detected loop: up to [\d,]+ tokens, \d+ ms$/,
+      /^13 calls · 9 repeats · cycle of period 3 · 6 blocks · first block at call 8 · wasted in a detected loop: up to [\d,]+ tokens, \d+ ms · after a warning or block: 0 left the loop, 5 repeated it, 1 ended the run$/,
     );
 
     // The cycle's second lap is blocked, every member of it (the opt-in detector's per-cycle breaking).

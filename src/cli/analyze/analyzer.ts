@@ -15,7 +15,8 @@ import type { RunTimelineView } from '../replay/run-timeline.js';
 import { SpanReplayer } from '../replay/span-replayer.js';
 import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
 import type { SpanView } from '../../spans/span-view.js';
-import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS } from '../../otel/options.js';
+import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RECOVERY_WINDOW, DEFAULT_RUN_IDLE_TTL_MS } from '../../otel/options.js';
+import type { RecoveryCounts } from '../../engine/recovery/recovery-watch.js';
 
 export interface AnalyzeOptions {
   /** Files and folders (folders are walked for .json / .jsonl / .ndjson). */
@@ -44,6 +45,11 @@ export interface AnalyzeOptions {
    * run; see `RunTimeline` for which calls are kept. Default: no timeline.
    */
   readonly timelineCalls?: number;
+  /**
+   * Calls watched after each surfaced warning or block (the processor's `recoveryWindow`): did
+   * the run leave the loop, repeat it, or end first? 0 turns it off. Default 5, as the processor's.
+   */
+  readonly recoveryWindow?: number;
 }
 
 /** One analysed run. */
@@ -64,6 +70,8 @@ export interface RunReport {
   readonly firstBlock?: { readonly call: number; readonly step?: number };
   readonly firstAbort?: number;
   readonly events: readonly ReplayEvent[];
+  /** How the run's surfaced verdicts turned out (see `AnalyzeOptions.recoveryWindow`). */
+  readonly recovery: RecoveryCounts;
   /** The run's calls, when `timelineCalls` was set. */
   readonly timeline?: RunTimelineView;
 }
@@ -91,6 +99,8 @@ export interface AnalyzeTotals {
   readonly runsWithBlocks: number;
   readonly runsWithAborts: number;
   readonly problems: number;
+  /** Recovery outcomes over every run. */
+  readonly recovery: RecoveryCounts;
 }
 
 export interface AnalyzeReport {
@@ -101,6 +111,8 @@ export interface AnalyzeReport {
   readonly totals: AnalyzeTotals;
   readonly problems: readonly InputProblem[];
 }
+
+const NO_RECOVERY: RecoveryCounts = Object.freeze({ recovered: 0, repeated: 0, runEnded: 0 });
 
 function runReport(
   base: { id: string; format: InputFormat; source?: string; service?: string; agentId?: string },
@@ -126,6 +138,7 @@ function runReport(
       : {}),
     ...(counters.firstAbort !== undefined ? { firstAbort: counters.firstAbort } : {}),
     events: replay?.events ?? [],
+    recovery: replay?.recovery ?? NO_RECOVERY,
     ...(timeline ? { timeline } : {}),
   };
 }
@@ -148,6 +161,7 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
     runIdleTtlMs: options.runIdleTtlMs ?? DEFAULT_RUN_IDLE_TTL_MS,
     maxLiveRuns: options.maxLiveRuns ?? DEFAULT_MAX_LIVE_RUNS,
     ...(options.timelineCalls !== undefined ? { timelineCalls: options.timelineCalls } : {}),
+    recoveryWindow: options.recoveryWindow ?? DEFAULT_RECOVERY_WINDOW,
   };
   const problems: InputProblem[] = [];
   const report = (problem: InputProblem) => {
@@ -276,6 +290,11 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
       runsWithBlocks: runs.filter((run) => run.blocks > 0).length,
       runsWithAborts: runs.filter((run) => run.aborts > 0).length,
       problems: problems.length,
+      recovery: {
+        recovered: sum((run) => run.recovery.recovered),
+        repeated: sum((run) => run.recovery.repeated),
+        runEnded: sum((run) => run.recovery.runEnded),
+      },
     },
     problems,
   };

@@ -35,6 +35,8 @@ Options:
   --history <n>       historySize                 --unknown <n>   unknownToolThreshold
   --window <n>        postCompactionGuard.windowSize
   --skip-synthetic    leave out trajectory steps marked "synthetic" (harness-inserted)
+  --recovery-window <n>  calls watched after each warning or block: did the run leave the loop,
+                      repeat it, or end? (default 5, as the processor's recoveryWindow; 0: off)
   --fail-on <warning|critical>  exit with code 1 if any warning (or block/abort) / any block or abort
   --json              print the report as JSON
   --html <file>       also write a self-contained HTML report: each run as a timeline of its calls
@@ -62,6 +64,7 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
       json: { type: 'boolean' },
       html: { type: 'string' },
       'html-max-calls': { type: 'string' },
+      'recovery-window': { type: 'string' },
       'fail-on': { type: 'string' },
       'skip-synthetic': { type: 'boolean' },
       'all-runs': { type: 'boolean' },
@@ -81,6 +84,10 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
   if (failOn !== undefined && failOn !== 'warning' && failOn !== 'critical')
     throw new UsageError(`--fail-on must be warning or critical, got ${JSON.stringify(failOn)}`);
   const overrides = readOverrides(values);
+  const recoveryText = values['recovery-window'];
+  if (recoveryText !== undefined && !/^\d+$/.test(recoveryText.trim()))
+    throw new UsageError(`--recovery-window must be a whole number of calls, got ${JSON.stringify(recoveryText)}`);
+  const recoveryWindow = recoveryText !== undefined ? Number(recoveryText) : undefined;
   const html = values.html;
   if (html !== undefined && html.trim() === '') throw new UsageError('--html needs a file name');
   const maxCalls = values['html-max-calls'];
@@ -128,6 +135,7 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
     progress,
     onProblem: (problem) => io.stderr(`error: ${formatProblem(problem)}\n`),
     ...(timelineCalls !== undefined ? { timelineCalls } : {}),
+    ...(recoveryWindow !== undefined ? { recoveryWindow } : {}),
   });
 
   if (values.json) io.stdout(`${JSON.stringify(analyzeJson(report, { version: PACKAGE_VERSION }), null, 2)}\n`);

@@ -1,4 +1,5 @@
 import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
+import type { RecoveryCounts } from '../../engine/recovery/recovery-watch.js';
 import { formatProblem } from '../readers/types.js';
 import type { ReplayEvent } from '../replay/run-replay.js';
 import { renderTable } from '../table.js';
@@ -13,6 +14,15 @@ export function describeConfig(config: ResolvedLoopDetectionConfig): string {
     ? `post-compaction guard on (window ${config.postCompactionGuard.windowSize})`
     : 'post-compaction guard off';
   return `${detectors}; ${guard}`;
+}
+
+/**
+ * How the warnings and blocks turned out (the calls after each: left the loop, repeated it, or
+ * the run ended first), or `undefined` when nothing was watched.
+ */
+export function describeRecovery(recovery: RecoveryCounts): string | undefined {
+  if (recovery.recovered + recovery.repeated + recovery.runEnded === 0) return undefined;
+  return `after a warning or block: ${recovery.recovered} left the loop, ${recovery.repeated} repeated it, ${recovery.runEnded} ended the run`;
 }
 
 function where(event: { call: number; step?: number }): string {
@@ -44,6 +54,8 @@ export function formatAnalyzeText(report: AnalyzeReport, options: { allRuns?: bo
     for (const event of run.events) out.push(eventLine(event));
     if (run.firstBlock) out.push(`  first block at ${where(run.firstBlock)} of ${run.calls}\n`);
     if (run.suppressedWarnings > 0) out.push(`  (${run.suppressedWarnings} repeated warnings suppressed)\n`);
+    const recovery = describeRecovery(run.recovery);
+    if (recovery) out.push(`  ${recovery}\n`);
   }
   const shown = options.allRuns ? report.runs : withFindings;
   const rows = shown.map((run) => [
@@ -75,6 +87,8 @@ export function formatAnalyzeText(report: AnalyzeReport, options: { allRuns?: bo
       true,
     ]),
   );
+  const recovery = describeRecovery(totals.recovery);
+  if (recovery) out.push(`Recovery ${recovery}\n`);
   const indexes = report.inputs.filter((input) => input.format === 'index').length;
   if (indexes > 0)
     out.push(`${indexes} trajectory index file${indexes === 1 ? '' : 's'} (labels for \`sweep --index\`) skipped\n`);

@@ -1,7 +1,7 @@
 import type { ReplayEvent } from '../replay/run-replay.js';
 import type { TimelineCall } from '../replay/run-timeline.js';
 import type { AnalyzeReport, RunReport } from './analyzer.js';
-import { describeConfig } from './format.js';
+import { describeConfig, describeRecovery } from './format.js';
 import { escapeHtml } from './html-escape.js';
 import { HTML_REPORT_CSS } from './html-report-style.js';
 
@@ -123,6 +123,8 @@ function summaryLine(run: RunReport): string {
   if (run.events.length === 0) parts.push('no findings');
   const wasted = wastedOf(run.events);
   if (wasted) parts.push(`wasted in a detected loop: ${wasted}`);
+  const recovery = describeRecovery(run.recovery);
+  if (recovery) parts.push(recovery);
   return parts.join(' · ');
 }
 

@@ -1,4 +1,5 @@
 import type { GuardAbort } from '../../engine/loop-run.js';
+import type { RecoveryCounts } from '../../engine/recovery/recovery-watch.js';
 import type { ToolCallSignature } from '../../engine/types.js';
 import type { CallVerdict, SpanStarted } from '../../spans/span-guard.js';
 import type { RunTimeline } from './run-timeline.js';
@@ -60,6 +61,8 @@ export function emptyCounters(): RunCounters {
 export class RunReplay {
   readonly counters: RunCounters = emptyCounters();
   readonly events: ReplayEvent[] = [];
+  /** How the run's surfaced verdicts turned out, once it was released (with recovery tracking on). */
+  recovery: RecoveryCounts | undefined = undefined;
 
   /**
    * @param keepEvents list the emitted events (off for sweeps: counters only)
@@ -142,6 +145,11 @@ export class RunReplay {
     };
     this.events.push(event);
     this.timeline?.event(index, event, undefined);
+  }
+
+  /** The run was released: how its surfaced verdicts turned out. */
+  recovered(counts: RecoveryCounts): void {
+    this.recovery = counts;
   }
 
   /** Counts a compaction retry that armed the guard. */

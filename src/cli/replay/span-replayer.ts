@@ -45,6 +45,11 @@ export interface SpanReplayerOptions {
    * needs `keepEvents`). Default: none.
    */
   readonly timelineCalls?: number;
+  /**
+   * Calls watched after each surfaced warning or block, as the processor's `recoveryWindow`:
+   * did the run leave the loop, repeat it, or end? Default 0 (off).
+   */
+  readonly recoveryWindow?: number;
 }
 
 /** Prepared spans are read from what was hashed once. */
@@ -79,6 +84,9 @@ export class SpanReplayer {
       clock: () => this.time,
       runIdleTtlMs: options.runIdleTtlMs,
       maxLiveRuns: options.maxLiveRuns,
+      recoveryWindow: options.recoveryWindow ?? 0,
+      // A released run's watch is settled (`run_ended`) by then: its counts are final.
+      onRelease: (run) => this.replays.get(run)?.replay.recovered(run.loop.recovery),
     });
   }
 

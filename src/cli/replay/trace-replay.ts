@@ -35,6 +35,8 @@ export interface TraceReplayOptions {
   readonly maxLiveRuns: number;
   /** Keep a per-call timeline of each run, of at most this many calls (see `SpanReplayerOptions`). */
   readonly timelineCalls?: number;
+  /** Calls watched after each surfaced verdict (see `SpanReplayerOptions`). */
+  readonly recoveryWindow?: number;
 }
 
 interface TimelineEvent {
