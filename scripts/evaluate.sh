@@ -1,7 +1,7 @@
 #!/bin/sh
-# Reproduces the measurements in docs/evaluation.md: builds the CLI, then replays the labelled
-# trajectories of ../shared/trajectories (override with TRAJECTORIES=/path) under the documented
-# threshold grids. Usage: sh scripts/evaluate.sh [> evaluation.txt]   (SKIP_BUILD=1 to reuse dist/)
+# Reproduces the measurements in docs/evaluation.md and docs/detectors.md: builds the CLI, then
+# replays the labelled trajectories of ../shared/trajectories (override with TRAJECTORIES=/path)
+# under the documented threshold grids and the small-model profile. Usage: sh scripts/evaluate.sh [> evaluation.txt]   (SKIP_BUILD=1 to reuse dist/)
 set -eu
 cd "$(dirname "$0")/.."
 DATA=${TRAJECTORIES:-../shared/trajectories}
@@ -28,23 +28,18 @@ echo
 echo "### 4. Ping-pong detector off"
 $CLI sweep --index "$INDEX" --warning 2..3 --critical 3..4 --config "$NO_PING_PONG"
 echo
-echo "### 5. Recommended profile (warning 3, critical 4): the loop runs, run by run"
-$CLI analyze --json --enable --warning 3 --critical 4 "$DATA" | node -e '
-const fs = require("fs");
-const path = require("path");
-const report = JSON.parse(fs.readFileSync(0, "utf8"));
-const index = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
-const byFile = new Map(report.runs.map((run) => [path.resolve(run.id), run]));
-const rows = [];
-let resolvedBlocked = 0;
-for (const entry of index.trajectories) {
-  const run = byFile.get(path.resolve(path.dirname(process.argv[1]), entry.file)) ?? { calls: 0, blocks: 0, events: [] };
-  if (entry.resolved && run.blocks > 0) resolvedBlocked += 1;
-  if (entry.resolved || entry.hit_limit !== true) continue;
-  const block = run.events.find((event) => event.action === "block");
-  rows.push([entry.agent.split(" ")[0], entry.id.split("/").pop(), run.calls, run.firstBlock ? run.firstBlock.call : "-", block ? `${block.detector} ${block.toolName}` : "-"]);
-}
-console.log("| agent | run | calls | first block | detector, tool |\n|---|---|---|---|---|");
-for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-console.log(`\nresolved runs with a block: ${resolvedBlocked}`);
-' "$INDEX"
+echo "### 5. W3/C4 (the previous recommendation): the loop runs, run by run"
+$CLI analyze --json --enable --warning 3 --critical 4 "$DATA" | node scripts/evaluate-runs.mjs "$INDEX"
+echo
+echo "### 6. profile small-model (profiles/small-model.json5) against W3/C4"
+$CLI sweep --index "$INDEX" --warning 3 --critical 4 --history 30
+$CLI sweep --index "$INDEX" --config profiles/small-model.json5 --warning 3 --critical 5
+echo
+echo "### 7. profile small-model: margins (each threshold lowered until a resolved run is blocked)"
+for AXIS in similarOutcomeThreshold=1..5 identicalCallBudget=1..6 lowGainCallBudget=1..5 cycleCriticalLaps=2..4 similarityPercent=80,90,95,100; do
+  $CLI sweep --index "$INDEX" --config profiles/small-model.json5 --warning 3 --critical 5 --set "$AXIS"
+done
+$CLI sweep --index "$INDEX" --config profiles/small-model.json5 --warning 2..4 --critical 3..6
+echo
+echo "### 8. profile small-model: the loop runs, run by run, and what each detector blocked"
+$CLI analyze --json --config profiles/small-model.json5 "$DATA" | node scripts/evaluate-runs.mjs "$INDEX"
