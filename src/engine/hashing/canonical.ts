@@ -33,17 +33,6 @@ export function sanitizeSurrogates(text: string): string {
   return s.isWellFormed() ? text : s.toWellFormed();
 }
 
-interface Frame {
-  /** The object on the ancestor path (for cycle detection). */
-  readonly node: object;
-  /** `undefined` for arrays; the sorted keys for objects. */
-  readonly keys: readonly string[] | undefined;
-  /** Where values are read from (the array, the object, or Error's projection). */
-  readonly source: Readonly<Record<string, unknown>> | readonly unknown[];
-  readonly length: number;
-  index: number;
-}
-
 /**
  * Sorts objects' keys, remembering the last key list: the objects of an array of records
  * (search hits, rows) share one, so it is sorted once instead of once per record.
@@ -69,23 +58,74 @@ class KeySorter {
 /** Ancestors up to this depth are found by scanning the stack; deeper ones are also kept in a set. */
 const SCANNED_DEPTH = 16;
 
-/** How an object is walked: its keys (none for arrays) and where its values are read from. May throw. */
-function frameOf(node: object, sorter: KeySorter): Frame {
-  if (node instanceof Uint8Array) {
-    const source = {
-      data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'),
-      type: 'Uint8Array',
-    };
-    return { node, keys: BYTES_KEYS, source, length: BYTES_KEYS.length, index: 0 };
+/**
+ * The objects being walked, innermost last, as parallel arrays (reused for every object, so
+ * that a walk over thousands of records allocates no frame per record).
+ */
+class WalkStack {
+  depth = 0;
+  /** The object on the ancestor path (for cycle detection). */
+  readonly nodes: object[] = [];
+  /** `undefined` for arrays; the sorted keys for objects. */
+  readonly keys: (readonly string[] | undefined)[] = [];
+  /** Where values are read from (the array, the object, or the projection of an Error or bytes). */
+  readonly sources: object[] = [];
+  readonly lengths: number[] = [];
+  readonly next: number[] = [];
+  /** Deep ancestors only (created at the first): a shallow path is scanned, cheaper than a set for every object. */
+  private deep: Set<object> | undefined = undefined;
+
+  has(node: object): boolean {
+    const scanned = Math.min(this.depth, SCANNED_DEPTH);
+    for (let d = 0; d < scanned; d += 1) if (this.nodes[d] === node) return true;
+    return this.depth > SCANNED_DEPTH && this.deep !== undefined && this.deep.has(node);
   }
-  if (Array.isArray(node)) return { node, keys: undefined, source: node, length: node.length, index: 0 };
-  if (node instanceof Error) {
-    const source = { message: node.message, name: node.name, stack: node.stack };
-    return { node, keys: ERROR_KEYS, source, length: ERROR_KEYS.length, index: 0 };
+
+  /** Pushes how `node` is walked: its keys (none for arrays) and where its values are read from. May throw. */
+  push(node: object, sorter: KeySorter): boolean {
+    let keys: readonly string[] | undefined;
+    let source: object;
+    let length: number;
+    if (node instanceof Uint8Array) {
+      keys = BYTES_KEYS;
+      source = {
+        data: Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('base64'),
+        type: 'Uint8Array',
+      };
+      length = BYTES_KEYS.length;
+    } else if (Array.isArray(node)) {
+      keys = undefined;
+      source = node;
+      length = node.length;
+    } else if (node instanceof Error) {
+      keys = ERROR_KEYS;
+      source = { message: node.message, name: node.name, stack: node.stack };
+      length = ERROR_KEYS.length;
+    } else {
+      keys = sorter.sorted(node);
+      source = node;
+      length = keys.length;
+    }
+    const d = this.depth++;
+    this.nodes[d] = node;
+    this.keys[d] = keys;
+    this.sources[d] = source;
+    this.lengths[d] = length;
+    this.next[d] = 0;
+    if (d >= SCANNED_DEPTH) (this.deep ??= new Set()).add(node);
+    return keys === undefined;
   }
-  const keys = sorter.sorted(node);
-  return { node, keys, source: node as Record<string, unknown>, length: keys.length, index: 0 };
+
+  pop(): void {
+    const d = --this.depth;
+    if (d >= SCANNED_DEPTH) this.deep?.delete(this.nodes[d]);
+    this.nodes[d] = this.sources[d] = EMPTY;
+    this.keys[d] = undefined;
+  }
 }
+
+/** Fills a popped slot, so that the stack keeps no reference to a walked value. */
+const EMPTY: object = Object.freeze({});
 
 /**
  * Streams the stable (key-sorted) serialisation that hashes are taken of into `sink`, without building the whole
@@ -114,67 +154,15 @@ function frameOf(node: object, sorter: KeySorter): Frame {
  *   written as the string `"[Unreadable]"`: hashing never throws on hostile input.
  */
 export function writeCanonical(value: unknown, sink: CanonicalSink): void {
-  const stack: Frame[] = [];
-  // Deep ancestors only: a shallow path is scanned, cheaper than a set for every object.
-  const deepAncestors = new Set<object>();
+  const stack = new WalkStack();
   const sorter = new KeySorter();
-  const isAncestor = (node: object): boolean => {
-    const scanned = Math.min(stack.length, SCANNED_DEPTH);
-    for (let depth = 0; depth < scanned; depth += 1) if (stack[depth].node === node) return true;
-    return stack.length > SCANNED_DEPTH && deepAncestors.has(node);
-  };
-
-  const open = (v: unknown): void => {
-    switch (typeof v) {
-      case 'string':
-        sink.writeString(v);
-        return;
-      case 'number':
-        if (Number.isFinite(v)) sink.write(String(v));
-        else sink.writeString(String(v));
-        return;
-      case 'boolean':
-        sink.write(v ? 'true' : 'false');
-        return;
-      case 'bigint':
-        sink.writeString(v.toString());
-        return;
-      case 'undefined':
-        sink.write('undefined');
-        return;
-      case 'function':
-      case 'symbol':
-        sink.write('null');
-        return;
-    }
-    if (v === null) {
-      sink.write('null');
-      return;
-    }
-    const node = v as object;
-    if (isAncestor(node)) {
-      sink.writeString(CIRCULAR);
-      return;
-    }
-    let frame: Frame;
-    try {
-      frame = frameOf(node, sorter);
-    } catch {
-      // A throwing getter or proxy trap (even Array.isArray throws on a revoked proxy).
-      sink.writeString(UNREADABLE);
-      return;
-    }
-    sink.write(frame.keys === undefined ? '[' : '{');
-    if (stack.length >= SCANNED_DEPTH) deepAncestors.add(node);
-    stack.push(frame);
-  };
-
-  open(value);
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
-    if (frame.index < frame.length) {
-      const i = frame.index++;
-      const { keys } = frame;
+  openValue(value, sink, stack, sorter);
+  while (stack.depth > 0) {
+    const d = stack.depth - 1;
+    const i = stack.next[d];
+    const keys = stack.keys[d];
+    if (i < stack.lengths[d]) {
+      stack.next[d] = i + 1;
       if (i > 0) sink.write(',');
       if (keys !== undefined) {
         sink.writeString(keys[i]);
@@ -184,19 +172,62 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
       try {
         property =
           keys === undefined
-            ? (frame.source as readonly unknown[])[i]
-            : (frame.source as Readonly<Record<string, unknown>>)[keys[i]];
+            ? (stack.sources[d] as readonly unknown[])[i]
+            : (stack.sources[d] as Readonly<Record<string, unknown>>)[keys[i]];
       } catch {
         sink.writeString(UNREADABLE);
         continue;
       }
-      open(property);
+      openValue(property, sink, stack, sorter);
     } else {
-      sink.write(frame.keys === undefined ? ']' : '}');
+      sink.write(keys === undefined ? ']' : '}');
       stack.pop();
-      if (stack.length >= SCANNED_DEPTH) deepAncestors.delete(frame.node);
     }
   }
+}
+
+/** Writes a primitive whole, or the opening of an object and pushes it on the walk stack. */
+function openValue(v: unknown, sink: CanonicalSink, stack: WalkStack, sorter: KeySorter): void {
+  switch (typeof v) {
+    case 'string':
+      sink.writeString(v);
+      return;
+    case 'number':
+      if (Number.isFinite(v)) sink.write(String(v));
+      else sink.writeString(String(v));
+      return;
+    case 'boolean':
+      sink.write(v ? 'true' : 'false');
+      return;
+    case 'bigint':
+      sink.writeString(v.toString());
+      return;
+    case 'undefined':
+      sink.write('undefined');
+      return;
+    case 'function':
+    case 'symbol':
+      sink.write('null');
+      return;
+  }
+  if (v === null) {
+    sink.write('null');
+    return;
+  }
+  const node = v as object;
+  if (stack.has(node)) {
+    sink.writeString(CIRCULAR);
+    return;
+  }
+  let isArray: boolean;
+  try {
+    isArray = stack.push(node, sorter);
+  } catch {
+    // A throwing getter or proxy trap (even Array.isArray throws on a revoked proxy).
+    sink.writeString(UNREADABLE);
+    return;
+  }
+  sink.write(isArray ? '[' : '{');
 }
 
 /**

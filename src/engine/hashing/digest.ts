@@ -64,9 +64,65 @@ export function digestInput(value: unknown): string {
 const BUFFER_BYTES = 64 * 1024;
 /** Strings longer than this (UTF-16 units) go to the hasher directly instead of through the buffer. */
 const PASS_THROUGH_AT = 16 * 1024;
-/** Strings up to this many units are copied unit by unit while they are ASCII. */
-const SHORT_STRING = 128;
+/** Strings up to this many units are encoded unit by unit (see {@link encodeUtf8}). */
+const SHORT_STRING = 256;
 const QUOTE = 0x22;
+const COLON = 0x3a;
+const DIGIT_0 = 0x30;
+
+/** Writes `value` (a non-negative integer below 100 000) in decimal at `at`; returns the end. */
+function writeDecimal(bytes: Uint8Array, at: number, value: number): number {
+  if (value >= 10000) bytes[at++] = DIGIT_0 + Math.floor(value / 10000);
+  if (value >= 1000) bytes[at++] = DIGIT_0 + (Math.floor(value / 1000) % 10);
+  if (value >= 100) bytes[at++] = DIGIT_0 + (Math.floor(value / 100) % 10);
+  if (value >= 10) bytes[at++] = DIGIT_0 + (Math.floor(value / 10) % 10);
+  bytes[at++] = DIGIT_0 + (value % 10);
+  return at;
+}
+
+/**
+ * Writes the UTF-8 encoding of `text` at `at`, as `TextEncoder` would (a lone surrogate becomes
+ * U+FFFD); returns the end. The caller has made room for 3 bytes per unit.
+ */
+function encodeUtf8(text: string, bytes: Uint8Array, at: number): number {
+  const units = text.length;
+  let i = 0;
+  for (; i < units; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) break;
+    bytes[at + i] = code;
+  }
+  at += i;
+  for (; i < units; i += 1) {
+    let code = text.charCodeAt(i);
+    if (code < 0x80) {
+      bytes[at++] = code;
+      continue;
+    }
+    if (code < 0x800) {
+      bytes[at++] = 0xc0 | (code >> 6);
+      bytes[at++] = 0x80 | (code & 0x3f);
+      continue;
+    }
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const next = code <= 0xdbff && i + 1 < units ? text.charCodeAt(i + 1) : 0;
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+        i += 1;
+        bytes[at++] = 0xf0 | (code >> 18);
+        bytes[at++] = 0x80 | ((code >> 12) & 0x3f);
+        bytes[at++] = 0x80 | ((code >> 6) & 0x3f);
+        bytes[at++] = 0x80 | (code & 0x3f);
+        continue;
+      }
+      code = 0xfffd;
+    }
+    bytes[at++] = 0xe0 | (code >> 12);
+    bytes[at++] = 0x80 | ((code >> 6) & 0x3f);
+    bytes[at++] = 0x80 | (code & 0x3f);
+  }
+  return at;
+}
 
 const encoder = new TextEncoder();
 
@@ -102,32 +158,26 @@ class HashingSink implements CanonicalSink {
 
   writeString(token: string): void {
     const text = this.mapString ? this.mapString(token) : token;
-    const prefix = String(text.length);
-    if (text.length > PASS_THROUGH_AT) {
-      this.write(`"${prefix}:`);
+    const units = text.length;
+    if (units > PASS_THROUGH_AT) {
+      this.write(`"${units}:`);
       this.flush();
       updateSliced(this.streaming(), text);
       this.write('"');
       return;
     }
-    // Room for the worst case: quote, prefix, colon, 3 bytes per UTF-16 unit, quote.
-    if (this.length + prefix.length + 3 + text.length * 3 > this.bytes.length) this.flush();
-    this.write('"');
-    this.write(prefix);
-    this.write(':');
+    // Room for the worst case: quote, up to 5 length digits, colon, 3 bytes per UTF-16 unit, quote.
+    if (this.length + 8 + units * 3 > this.bytes.length) this.flush();
     const { bytes } = this;
     let at = this.length;
-    let i = 0;
-    // Most strings in tool content are short ASCII (keys, ids, numbers as text): copying their
-    // units is cheaper than a call to the encoder, which takes over at the first non-ASCII unit.
-    if (text.length <= SHORT_STRING) {
-      for (; i < text.length; i += 1) {
-        const unit = text.charCodeAt(i);
-        if (unit >= 0x80) break;
-        bytes[at++] = unit;
-      }
-    }
-    if (i < text.length) at += encoder.encodeInto(i === 0 ? text : text.slice(i), bytes.subarray(at)).written;
+    bytes[at++] = QUOTE;
+    at = writeDecimal(bytes, at, units);
+    bytes[at++] = COLON;
+    // Tool content is mostly short strings (keys, ids, titles, numbers as text): encoding them
+    // here is cheaper than a call to the encoder, which takes over for long strings, where its
+    // native loop wins.
+    at =
+      units <= SHORT_STRING ? encodeUtf8(text, bytes, at) : at + encoder.encodeInto(text, bytes.subarray(at)).written;
     bytes[at++] = QUOTE;
     this.length = at;
   }
