@@ -11,13 +11,27 @@ export interface RunRegistryLimits {
 /** Why a run's state was released. */
 export type RunReleaseReason = 'root-ended' | 'idle' | 'capacity' | 'shutdown';
 
+/** A live run in the registry's recency list (least recently active first). */
+interface RunEntry<T> {
+  readonly key: string;
+  readonly state: T;
+  lastActive: number;
+  older: RunEntry<T> | undefined;
+  newer: RunEntry<T> | undefined;
+}
+
 /**
- * Live run states keyed by run key, in least-recently-active order (a `Map` re-inserted on
- * each touch), released by root end, idle TTL and capacity. The TTL sweep is lazy: it runs
- * on activity at most once per `idleTtlMs / 4`, so an idle process holds no timer.
+ * Live run states keyed by run key, in least-recently-active order, released by root end, idle
+ * TTL and capacity. The order is a linked list through the entries: a touch moves its run to
+ * the newest end with a few pointer writes (nothing at all when the run is already the newest,
+ * as it is for every call of a run after the first), where re-inserting into the `Map` would
+ * rehash the key twice and leave a deleted slot per touch. The TTL sweep is lazy: it runs on
+ * activity at most once per `idleTtlMs / 4`, so an idle process holds no timer.
  */
 export class RunRegistry<T> {
-  private readonly runs = new Map<string, { state: T; lastActive: number }>();
+  private readonly runs = new Map<string, RunEntry<T>>();
+  private oldest: RunEntry<T> | undefined = undefined;
+  private newest: RunEntry<T> | undefined = undefined;
   private lastSweep = 0;
   /** Open root spans per run key (a run may be opened by several root spans). */
   private readonly openRoots = new Map<string, number>();
@@ -42,19 +56,24 @@ export class RunRegistry<T> {
   touch(key: string, create: () => T): T {
     const now = this.now();
     this.sweep(now);
+    const newest = this.newest;
+    if (newest !== undefined && newest.key === key) {
+      newest.lastActive = now;
+      return newest.state;
+    }
     const entry = this.runs.get(key);
     if (entry) {
-      this.runs.delete(key);
       entry.lastActive = now;
-      this.runs.set(key, entry);
+      this.unlink(entry);
+      this.append(entry);
       return entry.state;
     }
     const state = create();
-    this.runs.set(key, { state, lastActive: now });
-    while (this.runs.size > this.limits.maxLiveRuns) {
-      const oldest = this.runs.keys().next().value as string;
-      this.release(oldest, 'capacity');
-    }
+    const created: RunEntry<T> = { key, state, lastActive: now, older: undefined, newer: undefined };
+    this.runs.set(key, created);
+    this.append(created);
+    while (this.runs.size > this.limits.maxLiveRuns && this.oldest !== undefined)
+      this.release(this.oldest.key, 'capacity');
     return state;
   }
 
@@ -88,20 +107,41 @@ export class RunRegistry<T> {
     const entry = this.runs.get(key);
     if (!entry) return;
     this.runs.delete(key);
+    this.unlink(entry);
     this.onRelease(key, entry.state, reason);
   }
 
   /** Releases every run. */
   clear(reason: RunReleaseReason): void {
-    for (const key of [...this.runs.keys()]) this.release(key, reason);
+    // Least recently active first, as the capacity and idle releases go.
+    const keys: string[] = [];
+    for (let entry = this.oldest; entry !== undefined; entry = entry.newer) keys.push(entry.key);
+    for (const key of keys) this.release(key, reason);
+  }
+
+  private append(entry: RunEntry<T>): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
+  }
+
+  private unlink(entry: RunEntry<T>): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    entry.older = entry.newer = undefined;
   }
 
   private sweep(now: number): void {
     if (now - this.lastSweep < this.limits.idleTtlMs / 4) return;
     this.lastSweep = now;
-    for (const [key, entry] of this.runs) {
-      if (now - entry.lastActive < this.limits.idleTtlMs) break;
-      this.release(key, 'idle');
+    for (let entry = this.oldest; entry !== undefined && now - entry.lastActive >= this.limits.idleTtlMs;) {
+      const next = entry.newer;
+      this.release(entry.key, 'idle');
+      entry = next;
     }
   }
 }

@@ -1,4 +1,5 @@
 /** `RunRegistry`: live run states released by root end, idle TTL (lazily) and the live-run cap. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RunRegistry, type RunReleaseReason } from '../../src/spans/run-registry.js';
 
@@ -76,5 +77,77 @@ describe('RunRegistry', () => {
       ['b', 'shutdown'],
     ]);
     expect(runs.size).toBe(0);
+  });
+});
+
+describe('RunRegistry recency order', () => {
+  /** Least-recently-active order kept the plain way: a `Map` re-inserted on every touch. */
+  function reference(limits: { idleTtlMs: number; maxLiveRuns: number }, released: string[]) {
+    const runs = new Map<string, number>();
+    let lastSweep = 0;
+    return {
+      touch(key: string, now: number) {
+        if (now - lastSweep >= limits.idleTtlMs / 4) {
+          lastSweep = now;
+          for (const [k, last] of runs) {
+            if (now - last < limits.idleTtlMs) break;
+            runs.delete(k);
+            released.push(`${k}:idle`);
+          }
+        }
+        const known = runs.has(key);
+        runs.delete(key);
+        runs.set(key, now);
+        if (!known)
+          while (runs.size > limits.maxLiveRuns) {
+            const oldest = runs.keys().next().value as string;
+            runs.delete(oldest);
+            released.push(`${oldest}:capacity`);
+          }
+      },
+      release(key: string) {
+        if (runs.delete(key)) released.push(`${key}:root-ended`);
+      },
+      clear() {
+        for (const key of [...runs.keys()]) released.push(`${key}:shutdown`);
+        runs.clear();
+      },
+    };
+  }
+
+  it('releases runs in the order a re-inserted Map keeps, for any sequence of touches and releases', () => {
+    const step = fc.oneof(
+      fc.record({ op: fc.constant('touch' as const), key: fc.integer({ min: 0, max: 7 }), ms: fc.nat(40) }),
+      fc.record({ op: fc.constant('release' as const), key: fc.integer({ min: 0, max: 7 }), ms: fc.constant(0) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), fc.integer({ min: 1, max: 5 }), (steps, maxLiveRuns) => {
+        const limits = { idleTtlMs: 100, maxLiveRuns };
+        const expected: string[] = [];
+        const model = reference(limits, expected);
+        let now = 0;
+        const got: string[] = [];
+        const runs = new RunRegistry<number>(
+          limits,
+          () => now,
+          (key, _state, reason) => got.push(`${key}:${reason}`),
+        );
+        for (const { op, key, ms } of steps) {
+          now += ms;
+          if (op === 'touch') {
+            runs.touch(`r${key}`, () => key);
+            model.touch(`r${key}`, now);
+          } else {
+            runs.release(`r${key}`, 'root-ended');
+            model.release(`r${key}`);
+          }
+        }
+        runs.clear('shutdown');
+        model.clear();
+        expect(got).toEqual(expected);
+        expect(runs.size).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
