@@ -5,7 +5,7 @@ import type { ToolCallSignature } from '../engine/types.js';
 import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
 import { parseJsonAttribute } from './json-attribute.js';
-import { SpanTriggers } from './span-triggers.js';
+import { ALL_ADAPTERS, inMask, SpanTriggers, type AdapterMask } from './span-triggers.js';
 import type { SpanView } from './span-view.js';
 
 /*
@@ -35,13 +35,21 @@ export interface DescribedCall {
 /** The reading of a span that is none of the adapters' business. */
 export const NOTHING_TO_READ: SpanStartReading = Object.freeze({ compactionRetry: false });
 
-/** Runs the adapters over a starting span. */
-export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanView): SpanStartReading {
+/**
+ * Runs the adapters over a starting span; `only` (see `SpanTriggers.adaptersFor`) leaves out
+ * adapters the span cannot concern.
+ */
+export function readSpanStart(
+  adapters: readonly ToolSpanAdapter[],
+  span: SpanView,
+  only: AdapterMask = ALL_ADAPTERS,
+): SpanStartReading {
   let start: ToolCallStart | undefined;
   let adapter: ToolSpanAdapter | undefined;
   let rejected = false;
-  for (const candidate of adapters) {
-    if (start || rejected) break;
+  for (let i = 0; i < adapters.length && !start && !rejected; i += 1) {
+    if (!inMask(only, i)) continue;
+    const candidate = adapters[i];
     const match = candidate.matchStart(span);
     if (match) {
       start = match;
@@ -50,7 +58,7 @@ export function readSpanStart(adapters: readonly ToolSpanAdapter[], span: SpanVi
     // This convention's span, but not a call to judge (e.g. an OpenClaw veto span).
     else rejected = candidate.rejects?.(span) === true;
   }
-  const hint = readScopeHint(adapters, span);
+  const hint = readScopeHint(adapters, span, only);
   const compactionRetry = isCompactionMarker(span);
   // Most spans are none of these: answer them without allocating.
   if (!start && !hint && !compactionRetry) return NOTHING_TO_READ;
@@ -68,10 +76,15 @@ export function isCompactionMarker(span: SpanView): boolean {
 }
 
 /** Run-scope hints merged over every adapter (first non-empty value of each field wins). */
-export function readScopeHint(adapters: readonly ToolSpanAdapter[], span: SpanView): RunScopeHint | undefined {
+export function readScopeHint(
+  adapters: readonly ToolSpanAdapter[],
+  span: SpanView,
+  only: AdapterMask = ALL_ADAPTERS,
+): RunScopeHint | undefined {
   let hint: RunScopeHint | undefined;
-  for (const candidate of adapters) {
-    const extra = candidate.scopeHint?.(span);
+  for (let i = 0; i < adapters.length; i += 1) {
+    if (!inMask(only, i)) continue;
+    const extra = adapters[i].scopeHint?.(span);
     if (!extra) continue;
     hint = hint
       ? {
@@ -91,8 +104,11 @@ export function readScopeHint(adapters: readonly ToolSpanAdapter[], span: SpanVi
 export function matchSpanEnd(
   adapters: readonly ToolSpanAdapter[],
   span: SpanView,
+  only: AdapterMask = ALL_ADAPTERS,
 ): { adapter: ToolSpanAdapter; start: ToolCallStart } | undefined {
-  for (const adapter of adapters) {
+  for (let i = 0; i < adapters.length; i += 1) {
+    if (!inMask(only, i)) continue;
+    const adapter = adapters[i];
     const start = adapter.matchEnd?.(span);
     if (start) return { adapter, start };
     if (adapter.rejects?.(span) === true) return undefined;
@@ -168,9 +184,11 @@ export interface ToolCallSource<S = SpanView> {
 
 /** A live tool span read through its adapter, hashed lazily: arguments at start or end, the outcome at end. */
 class LiveToolCall implements ToolCallSource {
-  /** Parsed arguments, for the outcome projection. */
+  /** Parsed arguments, for the outcome projection; dropped once the outcome is hashed. */
   private params: unknown = undefined;
   private end: ToolCallEnd | undefined = undefined;
+  /** The outcome once hashed: what the span state keeps from then on, instead of the parsed content. */
+  private hashed: OutcomeHash | undefined = undefined;
 
   constructor(
     private readonly digester: Digester,
@@ -206,7 +224,12 @@ class LiveToolCall implements ToolCallSource {
   }
 
   outcome(span: SpanView): OutcomeHash {
-    return hashToolSpanOutcome(this.digester, this.start.toolName, this.params, this.readEnd(span));
+    if (this.hashed === undefined) {
+      this.hashed = hashToolSpanOutcome(this.digester, this.start.toolName, this.params, this.readEnd(span));
+      this.params = undefined;
+      this.end = undefined;
+    }
+    return this.hashed;
   }
 
   private keep(described: DescribedCall): ToolCallSignature {
@@ -260,17 +283,25 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
 
   readStart(span: SpanView): SpanReading {
     if (!this.triggers.mayConcernAtStart(span)) return NOTHING_READ;
-    const { adapter, start, hint, compactionRetry } = readSpanStart(this.adapters, span);
+    const { adapter, start, hint, compactionRetry } = readSpanStart(
+      this.adapters,
+      span,
+      this.triggers.adaptersFor(span),
+    );
     if (!start || !adapter) return hint === undefined && !compactionRetry ? NOTHING_READ : { hint, compactionRetry };
     return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start) };
   }
 
   matchEnd(span: SpanView): ToolCallSource | undefined {
-    const match = this.triggers.mayConcernAtEnd(span) ? matchSpanEnd(this.adapters, span) : undefined;
+    const match = this.triggers.mayConcernAtEnd(span)
+      ? matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span))
+      : undefined;
     return match && new LiveToolCall(this.digester, match.adapter, match.start);
   }
 
   hintAtEnd(span: SpanView): RunScopeHint | undefined {
-    return this.triggers.mayConcernAtStart(span) ? readScopeHint(this.adapters, span) : undefined;
+    return this.triggers.mayConcernAtStart(span)
+      ? readScopeHint(this.adapters, span, this.triggers.adaptersFor(span))
+      : undefined;
   }
 }

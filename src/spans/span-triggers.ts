@@ -95,10 +95,12 @@ export class SpanTriggers {
   private constructor(
     private readonly atStart: TriggerSet | undefined,
     private readonly atEnd: TriggerSet | undefined,
+    private readonly concerned: AdapterMasks,
   ) {}
 
   static of(adapters: readonly ToolSpanAdapter[]): SpanTriggers {
-    if (!adapters.every(declaresTriggers)) return new SpanTriggers(undefined, undefined);
+    const masks = AdapterMasks.of(adapters);
+    if (!adapters.every(declaresTriggers)) return new SpanTriggers(undefined, undefined, masks);
     // The compaction markers are read on every span, whichever adapter matches it.
     return new SpanTriggers(
       TriggerSet.of(adapters, [ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED]),
@@ -106,7 +108,17 @@ export class SpanTriggers {
         adapters.filter((adapter) => adapter.matchEnd !== undefined),
         [],
       ),
+      masks,
     );
+  }
+
+  /**
+   * The adapters a span may concern, as an {@link AdapterMask} over the adapters' order: one pass
+   * over the span's attribute keys. An adapter left out of it would get nothing from the span
+   * (its triggers say so), so asking only the others gives the same reading.
+   */
+  adaptersFor(span: SpanView): AdapterMask {
+    return this.concerned.of(span);
   }
 
   /** False when no adapter can match, reject or hint at the starting span, and it is no compaction retry. */
@@ -117,5 +129,54 @@ export class SpanTriggers {
   /** False when no adapter's `matchEnd` can match the ending span. */
   mayConcernAtEnd(span: SpanView): boolean {
     return this.atEnd === undefined || this.atEnd.matches(span);
+  }
+}
+
+/**
+ * Bit `i` set: the adapter at index `i` may concern the span. Adapters past the 31st, and
+ * adapters that declare no triggers, are always set.
+ */
+export type AdapterMask = number;
+
+/** Every adapter. */
+export const ALL_ADAPTERS: AdapterMask = 0x7fffffff;
+
+/** Whether the adapter at `index` is in `mask`. */
+export function inMask(mask: AdapterMask, index: number): boolean {
+  return index >= 31 || (mask & (1 << index)) !== 0;
+}
+
+/** Which adapters each trigger key and span name concerns. */
+class AdapterMasks {
+  private constructor(
+    private readonly byKey: ReadonlyMap<string, AdapterMask>,
+    private readonly byName: ReadonlyMap<string, AdapterMask>,
+    /** The adapters without declared triggers. */
+    private readonly always: AdapterMask,
+  ) {}
+
+  static of(adapters: readonly ToolSpanAdapter[]): AdapterMasks {
+    const byKey = new Map<string, AdapterMask>();
+    const byName = new Map<string, AdapterMask>();
+    let always = 0;
+    adapters.forEach((adapter, index) => {
+      if (index >= 31) return;
+      const bit = 1 << index;
+      if (!declaresTriggers(adapter)) {
+        always |= bit;
+        return;
+      }
+      for (const key of adapter.triggers!.attributes) byKey.set(key, (byKey.get(key) ?? 0) | bit);
+      for (const name of adapter.triggers!.spanNames ?? []) byName.set(name, (byName.get(name) ?? 0) | bit);
+    });
+    return new AdapterMasks(byKey, byName, always);
+  }
+
+  of(span: SpanView): AdapterMask {
+    let mask = this.always | (this.byName.get(span.name) ?? 0);
+    // A key present with an undefined value sets its adapters too: asking one more adapter
+    // never changes a reading.
+    for (const key in span.attributes) mask |= this.byKey.get(key) ?? 0;
+    return mask;
   }
 }

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ADAPTERS, type ToolSpanAdapter } from '../../src/spans/adapters/index.js';
 import { SpanTriggers } from '../../src/spans/span-triggers.js';
 import type { SpanView } from '../../src/spans/span-view.js';
-import { matchSpanEnd, NOTHING_TO_READ, readSpanStart } from '../../src/spans/span-reading.js';
+import { matchSpanEnd, NOTHING_TO_READ, readScopeHint, readSpanStart } from '../../src/spans/span-reading.js';
 import * as sc from '../../src/semconv.js';
 import { createOtelHarness, recordDiag, resetOtelGlobals, startRunSpan, toolCall } from '../helpers/otel-harness.js';
 
@@ -72,6 +72,47 @@ describe('SpanTriggers over the built-in adapters', () => {
     expect(triggers.mayConcernAtEnd(view('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' }))).toBe(true);
     expect(triggers.mayConcernAtEnd(view(sc.OPENCLAW_SPAN_RUN))).toBe(false);
     expect(triggers.mayConcernAtEnd(view('GET /api', { 'http.route': '/api' }))).toBe(false);
+  });
+});
+
+describe('SpanTriggers.adaptersFor', () => {
+  const noTriggers: ToolSpanAdapter = {
+    name: 'no-triggers',
+    matchStart: (span) =>
+      typeof span.attributes['tool.name'] === 'string' ? { toolName: span.attributes['tool.name'] } : undefined,
+    readEnd: () => ({ hasResult: false, isError: false }),
+    scopeHint: (span) =>
+      typeof span.attributes['session.id'] === 'string' ? { runId: span.attributes['session.id'] } : undefined,
+  };
+
+  it('asking only the adapters it names reads every span as asking all of them does', () => {
+    for (const adapters of [DEFAULT_ADAPTERS, [noTriggers, ...DEFAULT_ADAPTERS], [...DEFAULT_ADAPTERS, noTriggers]]) {
+      const triggers = SpanTriggers.of(adapters);
+      let skipped = 0;
+      fc.assert(
+        fc.property(spanView, (span: SpanView) => {
+          const only = triggers.adaptersFor(span);
+          if (adapters.some((_, i) => (only & (1 << i)) === 0)) skipped += 1;
+          expect(readSpanStart(adapters, span, only)).toEqual(readSpanStart(adapters, span));
+          expect(readSpanStart(adapters, span, only).adapter).toBe(readSpanStart(adapters, span).adapter);
+          expect(readScopeHint(adapters, span, only)).toEqual(readScopeHint(adapters, span));
+          expect(matchSpanEnd(adapters, span, only)).toEqual(matchSpanEnd(adapters, span));
+        }),
+        { numRuns: 3000 },
+      );
+      // Not vacuous: most generated spans leave adapters out.
+      expect(skipped).toBeGreaterThan(1000);
+    }
+  });
+
+  it('names the one convention of a GenAI tool span, and every adapter that declares no triggers', () => {
+    const span: SpanView = {
+      name: 'execute_tool read',
+      attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool', [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' },
+    };
+    const genAi = DEFAULT_ADAPTERS.findIndex((adapter) => adapter.name === 'gen-ai');
+    expect(SpanTriggers.of(DEFAULT_ADAPTERS).adaptersFor(span)).toBe(1 << genAi);
+    expect(SpanTriggers.of([noTriggers, ...DEFAULT_ADAPTERS]).adaptersFor(span)).toBe(1 | (1 << (genAi + 1)));
   });
 });
 
