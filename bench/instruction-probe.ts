@@ -5,10 +5,13 @@
  * JavaScript cannot send callgrind client requests, so the phases are marked by calls to
  * `process.cpuUsage()`, whose C++ entry (`node::CPUUsage`) callgrind is told to dump before:
  * the first dump holds start-up, set-up and warm-up, the second exactly the measured spans.
- * Nothing else in the probe calls `process.cpuUsage()`.
+ * Nothing else in the probe calls `process.cpuUsage()`. The clocks are replaced before the SDK
+ * loads (`fixed-clock.ts`), so that every run executes the same code.
  */
-import { measuredKinds } from './span-kinds.js';
+import { installFixedClock } from './fixed-clock.js';
 
+installFixedClock();
+const { measuredKinds } = await import('./span-kinds.js');
 const [kindName, variantName, warm, measured] = process.argv.slice(2);
 const kind = measuredKinds().find((k) => k.name === kindName);
 const variant = kind?.variants.find((v) => v.name === variantName);
