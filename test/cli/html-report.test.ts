@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyze, type AnalyzeReport, type RunReport } from '../../src/cli/analyze/analyzer.js';
 import { escapeHtml } from '../../src/cli/analyze/html-escape.js';
-import { renderHtmlReport } from '../../src/cli/analyze/html-report.js';
+import { MAX_QUIET_RUNS_SHOWN, renderHtmlReport } from '../../src/cli/analyze/html-report.js';
 import { fixtureDir, jsonl, runCli } from './helpers.js';
 
 type Fx = ReturnType<typeof fixtureDir>;
@@ -243,6 +243,25 @@ describe('renderHtmlReport', () => {
       [quiet, false],
     ]);
     expect(html).toContain(`<a href="#${sections[0][1]}">${looping}</a>`);
+  });
+});
+
+describe('renderHtmlReport: many runs', () => {
+  it(`draws every run with findings, and at most ${MAX_QUIET_RUNS_SHOWN} runs without, with a note`, async () => {
+    fx.write('loop.jsonl', trajectory(Array.from({ length: 4 }, () => ['read', {}, 'x'])));
+    fx.write('quiet.jsonl', trajectory([['read', {}, 'x']]));
+    const report = await analyze({ inputs: [fx.dir], config: CONFIG, timelineCalls: 50 });
+    const [looping, quiet] = report.runs[0].events.length > 0 ? report.runs : [...report.runs].reverse();
+    const runs = [
+      looping,
+      ...Array.from({ length: MAX_QUIET_RUNS_SHOWN + 7 }, (_, i) => ({ ...quiet, id: `quiet-${i}` })),
+    ];
+    const html = renderHtmlReport({ ...report, runs }, { version: '1' });
+    expect(html.match(/<section class="run/g)).toHaveLength(1 + MAX_QUIET_RUNS_SHOWN);
+    expect(html).toContain(`data-run="${looping.id}"`);
+    expect(html).toContain(`data-run="quiet-${MAX_QUIET_RUNS_SHOWN - 1}"`);
+    expect(html).not.toContain(`data-run="quiet-${MAX_QUIET_RUNS_SHOWN}"`);
+    expect(html).toContain('7 more runs without findings not drawn');
   });
 });
 

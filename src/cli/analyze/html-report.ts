@@ -12,6 +12,8 @@ export const DEFAULT_HTML_MAX_CALLS = 500;
 const MAX_FINDINGS_LISTED = 100;
 /** Runs listed in the report's index of runs with findings. */
 const MAX_INDEXED_RUNS = 500;
+/** Runs without findings drawn (every run with findings is): past this, a note counts the rest. */
+export const MAX_QUIET_RUNS_SHOWN = 1000;
 
 /** What a call is drawn as: its strongest mark decides its colour; each mark also has a text label. */
 type CallKind = 'abort' | 'block' | 'warn' | 'cycle' | 'same-result' | 'repeat' | 'new';
@@ -58,7 +60,11 @@ export function renderHtmlReport(report: AnalyzeReport, meta: HtmlReportMeta): s
   }
   if (without.length > 0) {
     out.push(`<h3>Runs without findings (${without.length})</h3>\n`);
-    for (const run of without) out.push(runSection(run, ids.get(run)!, false));
+    for (const run of without.slice(0, MAX_QUIET_RUNS_SHOWN)) out.push(runSection(run, ids.get(run)!, false));
+    if (without.length > MAX_QUIET_RUNS_SHOWN)
+      out.push(
+        `<p class="note" data-testid="quiet-note">${plural(without.length - MAX_QUIET_RUNS_SHOWN, 'more run')} without findings not drawn (the first ${MAX_QUIET_RUNS_SHOWN} are; the text and JSON reports list every run).</p>\n`,
+      );
   }
   if (withFindings.length > 0) out.push(runIndex(withFindings, ids));
   if (report.problems.length > 0) {
