@@ -36,6 +36,15 @@ export interface LoopRunOptions {
    */
   readonly history?: ToolCallHistory;
   /**
+   * Budgets, shadow mode and recovery tracking; kept by reference, so that the runs of one
+   * processor share one. Default: none of them (OpenClaw's behaviour).
+   */
+  readonly policy?: LoopPolicy;
+}
+
+/** What a run does beyond OpenClaw's rules; every part is off when absent. */
+export interface LoopPolicy {
+  /**
    * What a detected loop may burn (tokens reported through {@link LoopRun.spend}, wall time)
    * before its warning becomes a critical. Default: none (the count thresholds alone decide).
    */
@@ -52,6 +61,16 @@ export interface LoopRunOptions {
   readonly recoveryWindow?: number;
 }
 
+/** A run's state beyond OpenClaw's, created when first needed: most runs never need it. */
+class RunExtras {
+  /** Created with the first token report. */
+  usage: UsageLedger | undefined = undefined;
+  /** Created with the first call judged with a span reference. */
+  refs: CallRefs | undefined = undefined;
+  /** Created with the first surfaced verdict. */
+  recovery: RecoveryWatch | undefined = undefined;
+}
+
 /** A {@link LoopCheck} with what the run measured of the verdict's loop. */
 export interface RunCheck extends LoopCheck {
   /** With a surfaced verdict (or any verdict under a budget): the loop's members recorded before this call. */
@@ -63,6 +82,7 @@ export interface RunCheck extends LoopCheck {
 }
 
 const NOTHING: RunCheck = Object.freeze({ emit: false, blocked: false });
+const NO_POLICY: LoopPolicy = Object.freeze({});
 const NO_RECOVERY: RecoveryCounts = Object.freeze({ recovered: 0, repeated: 0, runEnded: 0 });
 const VETO: OutcomeHash = Object.freeze({ outcomeKind: 'tool-loop-veto' });
 const NO_OBSERVATION = Object.freeze({});
@@ -92,15 +112,9 @@ export class LoopRun {
   private inFlight: InFlightCall | InFlightCall[] | undefined = undefined;
   /** When the current stretch of argument churn began (the run's clock), while it lasts. */
   private churnSince: number | undefined = undefined;
-  private readonly budget: LoopBudget | undefined;
-  private readonly shadow: boolean;
-  private readonly recoveryWindow: number;
-  /** Created with the first token report: most runs' spans carry no usage. */
-  private usage: UsageLedger | undefined = undefined;
-  /** Created with the first call judged with a span reference. */
-  private refs: CallRefs | undefined = undefined;
-  /** Created with the first surfaced verdict. */
-  private recoveryWatch: RecoveryWatch | undefined = undefined;
+  /** Shared with the other runs of the same settings: one pointer per run. */
+  private readonly policy: LoopPolicy;
+  private extras: RunExtras | undefined = undefined;
 
   constructor(options: LoopRunOptions) {
     this.config = options.config;
@@ -108,31 +122,29 @@ export class LoopRun {
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
     this.history = options.history ?? new ToolCallHistory({ now: this.now });
-    const budget = options.budget;
-    this.budget = budget && (budget.tokens !== undefined || budget.ms !== undefined) ? budget : undefined;
-    this.shadow = options.shadow === true;
-    this.recoveryWindow = options.recoveryWindow ?? 0;
+    this.policy = options.policy ?? NO_POLICY;
   }
 
   /** How this run's surfaced verdicts turned out so far (all zero without recovery tracking). */
   get recovery(): RecoveryCounts {
-    return this.recoveryWatch?.counts ?? NO_RECOVERY;
+    return this.extras?.recovery?.counts ?? NO_RECOVERY;
   }
 
   /** Tokens the run's model calls reported so far (0 when none reported usage). */
   get tokensSpent(): number {
-    return this.usage?.spent ?? 0;
+    return this.extras?.usage?.spent ?? 0;
   }
 
   /** A model call of this run reported token usage (input and output), now. */
   spend(tokens: number): void {
     if (!Number.isFinite(tokens) || tokens <= 0) return;
-    (this.usage ??= new UsageLedger(2 * this.config.historySize)).add(tokens, this.now());
+    const extras = (this.extras ??= new RunExtras());
+    (extras.usage ??= new UsageLedger(2 * this.config.historySize)).add(tokens, this.now());
   }
 
   /** The run ended: settles a recovery watch still open (`run_ended`) and returns it. */
   end(): RecoveryResolution | undefined {
-    return this.recoveryWatch?.end();
+    return this.extras?.recovery?.end();
   }
 
   /**
@@ -140,7 +152,7 @@ export class LoopRun {
    * (the calls judged with one, while detection or an armed guard was running).
    */
   memberRefs(signatures: readonly string[]): CallRef[] {
-    return this.refs?.of(signatures) ?? [];
+    return this.extras?.refs?.of(signatures) ?? [];
   }
 
   /**
@@ -169,7 +181,8 @@ export class LoopRun {
     const { log } = finding;
     let { verdict } = finding;
     if (log) this.logger[log.level](log.message);
-    const budget = this.budget;
+    const { shadow } = this.policy;
+    const budget = activeBudget(this.policy.budget);
     let measured = budget ? this.measure(call, verdict) : undefined;
     let budgetExceeded: BudgetKind | undefined;
     if (budget && measured && verdict.level === 'warning') {
@@ -177,11 +190,11 @@ export class LoopRun {
       if (budgetExceeded) verdict = escalatedVerdict(verdict, budgetExceeded, budget, measured, call.toolName);
     }
     if (verdict.level === 'critical') {
-      if (this.shadow)
+      if (shadow)
         this.logger.error(`Shadow mode: would block ${call.toolName} due to critical loop: ${verdict.message}`);
       else this.logger.error(`Blocking ${call.toolName} due to critical loop: ${verdict.message}`);
       measured ??= this.measure(call, verdict);
-      const check: RunCheck = { verdict, emit: true, blocked: !this.shadow, ...measured };
+      const check: RunCheck = { verdict, emit: true, blocked: shadow !== true, ...measured };
       return budgetExceeded ? { ...check, budgetExceeded } : check;
     }
     this.suppression ??= new WarningSuppression();
@@ -208,7 +221,8 @@ export class LoopRun {
     const now = this.now();
     const since = window.firstTimestamp ?? now;
     const wastedMs = Math.max(0, now - since);
-    return this.usage ? { window, wastedMs, wastedTokens: this.usage.spentAfter(since) } : { window, wastedMs };
+    const usage = this.extras?.usage;
+    return usage ? { window, wastedMs, wastedTokens: usage.spentAfter(since) } : { window, wastedMs };
   }
 
   /**
@@ -223,14 +237,14 @@ export class LoopRun {
    * a surfaced verdict opens one (with `recoveryWindow`); {@link RunCheck.recovery} is the one settled.
    */
   judge(call: ToolCallSignature, toolCallId?: string, alreadyRan = false, ref?: CallRef): RunCheck {
-    const settled = this.recoveryWatch?.observe(call.argsHash);
+    const settled = this.extras?.recovery?.observe(call.argsHash);
     const check = this.check(call);
     if (ref && this.config.trackHistory && (this.config.enabled || this.guard?.enabled))
-      (this.refs ??= new CallRefs(this.config.historySize)).add(call.argsHash, ref);
+      ((this.extras ??= new RunExtras()).refs ??= new CallRefs(this.config.historySize)).add(call.argsHash, ref);
     const { verdict } = check;
     const replaced =
-      verdict && check.emit && this.recoveryWindow > 0
-        ? (this.recoveryWatch ??= new RecoveryWatch(this.recoveryWindow)).watch(
+      verdict && check.emit && (this.policy.recoveryWindow ?? 0) > 0
+        ? ((this.extras ??= new RunExtras()).recovery ??= new RecoveryWatch(this.policy.recoveryWindow!)).watch(
             check.window?.signatures ?? loopSignaturesOf(verdict, call),
             verdict.level,
             verdict.detector,
@@ -359,4 +373,9 @@ export class LoopRun {
   private leaveFlight(): void {
     this.inFlight = undefined;
   }
+}
+
+/** A budget with at least one limit, else none. */
+function activeBudget(budget: LoopBudget | undefined): LoopBudget | undefined {
+  return budget && (budget.tokens !== undefined || budget.ms !== undefined) ? budget : undefined;
 }

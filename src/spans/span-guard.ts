@@ -1,7 +1,7 @@
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import type { LoopBudget } from '../engine/cost/loop-budget.js';
 import type { CallRef } from '../engine/evidence/call-refs.js';
-import { LoopRun, type GuardAbort, type RunCheck } from '../engine/loop-run.js';
+import { LoopRun, type GuardAbort, type LoopPolicy, type RunCheck } from '../engine/loop-run.js';
 import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
 import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
 import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
@@ -136,8 +136,15 @@ export class SpanGuard<S extends object> {
   /** Per run and tool name, calls judged at start not yet claimed by a span matched at end (see {@link ToolSpanFinished.sameCall}). */
   private readonly unclaimed = new WeakMap<GuardedRun, Map<string, number>>();
   private readonly runs: RunRegistry<GuardedRun>;
+  /** One for every run. */
+  private readonly policy: LoopPolicy;
 
   constructor(private readonly options: SpanGuardOptions<S>) {
+    this.policy = Object.freeze({
+      budget: options.budget,
+      shadow: options.shadow,
+      recoveryWindow: options.recoveryWindow,
+    });
     // Bounded by memory, not by a count live spans reach: a smaller cap would silently merge runs.
     this.scopes = new RunScopes(Math.max(1_000_000, options.maxLiveRuns * 10), (limit) =>
       options.logger.warn(
@@ -342,15 +349,13 @@ export class SpanGuard<S extends object> {
     return this.runs.touch(scope.runKey, () => ({
       runKey: scope.runKey,
       runId: scope.runId,
-      ...(scope.agentId !== undefined ? { agentId: scope.agentId } : {}),
+      agentId: scope.agentId,
       loop: new LoopRun({
         config: this.options.configFor(scope.agentId),
         runId: scope.runId,
         logger: this.options.logger,
         now: this.options.clock,
-        budget: this.options.budget,
-        shadow: this.options.shadow,
-        recoveryWindow: this.options.recoveryWindow,
+        policy: this.policy,
       }),
     }));
   }

@@ -22,7 +22,7 @@ const same = () => hashToolOutcome(digester, { toolName: 'read', params: { path:
 /** A run on a manual clock: each call advances it by `stepMs` and its model call reports `tokens`. */
 function clockedRun(options: { budget?: { tokens?: number; ms?: number }; shadow?: boolean } = {}) {
   let now = 1_000;
-  const run = new LoopRun({ config: W3C6, now: () => now, ...options });
+  const run = new LoopRun({ config: W3C6, now: () => now, policy: options });
   const call = (tokens: number, stepMs = 100, signature = read()) => {
     now += stepMs;
     run.spend(tokens);

@@ -19,7 +19,7 @@ const read = () => describeToolCall(digester, 'read', { path: '/a' });
 const fresh = (n: number) => describeToolCall(digester, 'grep', { pattern: `p${n}` });
 
 function runWith(recoveryWindow: number) {
-  const run = new LoopRun({ config: W3C5, recoveryWindow });
+  const run = new LoopRun({ config: W3C5, policy: { recoveryWindow } });
   const call = (signature = read()) => {
     const check = run.judge(signature);
     if (!check.blocked)

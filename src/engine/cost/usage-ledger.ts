@@ -17,7 +17,7 @@ export class UsageLedger {
 
   /** @param maxReports Reports held; older ones only count in the total. */
   constructor(maxReports: number) {
-    this.ring = new PackedRing((length) => new Float64Array(length), 2, maxReports);
+    this.ring = new PackedRing(Float64Array, 2, maxReports);
   }
 
   /** Every token reported so far. */

@@ -32,20 +32,22 @@ export function signatureDigest(argsHash: string): number {
  * The span references of a run's newest calls (as many as its history holds), for the links
  * of an evidence span: 16 bytes per call in one typed array, and each distinct trace id once.
  */
-export class CallRefs {
-  private readonly ring: PackedRing<Uint32Array>;
-  /** Distinct trace ids of the calls held (usually one: a run lives in one trace). */
-  private traces: string[] = [];
+export class CallRefs extends PackedRing<Uint32Array> {
+  /**
+   * Distinct trace ids of the calls held (usually one: a run lives in one trace), created with
+   * the first one (an empty array would reserve room for 17).
+   */
+  private traces: string[] | undefined = undefined;
 
-  constructor(private readonly maxCalls: number) {
-    this.ring = new PackedRing((length) => new Uint32Array(length), STRIDE, maxCalls);
+  constructor(maxCalls: number) {
+    super(Uint32Array, STRIDE, maxCalls);
   }
 
   /** Remembers a call's span; a span id that is not 16 hex digits is not kept. */
   add(argsHash: string, ref: CallRef): void {
     if (!SPAN_ID.test(ref.spanId)) return;
-    const at = this.ring.append();
-    const slots = this.ring.slots;
+    const at = this.append();
+    const slots = this.slots;
     slots[at + SIGNATURE] = signatureDigest(argsHash);
     slots[at + SPAN_HIGH] = Number.parseInt(ref.spanId.slice(0, 8), 16);
     slots[at + SPAN_LOW] = Number.parseInt(ref.spanId.slice(8), 16);
@@ -56,13 +58,12 @@ export class CallRefs {
   of(signatures: readonly string[]): CallRef[] {
     const digests = new Set(signatures.map(signatureDigest));
     const refs: CallRef[] = [];
-    const { ring } = this;
-    const slots = ring.slots;
-    for (let seq = ring.oldest; seq < ring.count; seq += 1) {
-      const at = ring.offset(seq);
+    const slots = this.slots;
+    for (let seq = this.oldest; seq < this.count; seq += 1) {
+      const at = this.offset(seq);
       if (!digests.has(slots[at + SIGNATURE])) continue;
       refs.push({
-        traceId: this.traces[slots[at + TRACE]],
+        traceId: this.traces![slots[at + TRACE]],
         spanId: hex8(slots[at + SPAN_HIGH]) + hex8(slots[at + SPAN_LOW]),
       });
     }
@@ -70,21 +71,24 @@ export class CallRefs {
   }
 
   private traceIndex(traceId: string): number {
+    if (!this.traces) {
+      this.traces = [traceId];
+      return 0;
+    }
     const known = this.traces.lastIndexOf(traceId);
     if (known >= 0) return known;
     // A run that spans many traces: keep only the traces its held calls use.
-    if (this.traces.length >= 2 * this.maxCalls) this.compactTraces();
+    if (this.traces.length >= 2 * this.maxRecords) this.compactTraces();
     this.traces.push(traceId);
     return this.traces.length - 1;
   }
 
   private compactTraces(): void {
-    const { ring } = this;
-    const slots = ring.slots;
+    const slots = this.slots;
     const kept: string[] = [];
-    for (let seq = ring.oldest; seq < ring.count; seq += 1) {
-      const at = ring.offset(seq);
-      const traceId = this.traces[slots[at + TRACE]];
+    for (let seq = this.oldest; seq < this.count; seq += 1) {
+      const at = this.offset(seq);
+      const traceId = this.traces![slots[at + TRACE]];
       let index = kept.indexOf(traceId);
       if (index < 0) index = kept.push(traceId) - 1;
       slots[at + TRACE] = index;

@@ -9,13 +9,14 @@ export class PackedRing<A extends Uint32Array | Float64Array> {
   private array: A;
   private capacity: number;
 
+  /** @param Kind The typed array class (a shared constructor, not a closure per ring: rings are per run). */
   constructor(
-    private readonly allocate: (length: number) => A,
+    private readonly Kind: new (length: number) => A,
     readonly stride: number,
-    private readonly maxRecords: number,
+    protected readonly maxRecords: number,
   ) {
     this.capacity = Math.min(4, maxRecords);
-    this.array = allocate(this.capacity * stride);
+    this.array = new Kind(this.capacity * stride);
   }
 
   /** The number of the oldest record still held. */
@@ -42,7 +43,7 @@ export class PackedRing<A extends Uint32Array | Float64Array> {
   append(): number {
     if (this.count === this.capacity && this.capacity < this.maxRecords) {
       // Not wrapped yet: every record sits at its own number, and does so in the larger array too.
-      const grown = this.allocate(Math.min(this.capacity * 2, this.maxRecords) * this.stride);
+      const grown = new this.Kind(Math.min(this.capacity * 2, this.maxRecords) * this.stride);
       grown.set(this.array);
       this.array = grown;
       this.capacity = grown.length / this.stride;

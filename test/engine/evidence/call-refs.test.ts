@@ -47,7 +47,7 @@ describe('CallRefs', () => {
 
 describe('PackedRing', () => {
   it('grows to maxRecords, then overwrites the oldest', () => {
-    const ring = new PackedRing((n) => new Float64Array(n), 2, 6);
+    const ring = new PackedRing(Float64Array, 2, 6);
     for (let i = 0; i < 9; i += 1) {
       const at = ring.append();
       ring.slots[at] = i;
