@@ -4,7 +4,7 @@
 #   scripts/ci-observability.sh            # from anywhere; needs node_modules (npm ci) for dclint, yaml, vitest
 #   CI_OBS_SKIP_VITEST=1 scripts/ci-observability.sh   # skip the vitest step (e.g. when `npm test` runs it anyway)
 #
-# Installs Debian's prometheus (promtool), prometheus-alertmanager (amtool) and docker-compose 1.29 when they
+# Installs Debian's prometheus (promtool), prometheus-alertmanager (amtool) docker-compose 1.29 and chromium (for the HTML report's browser test) when they
 # are missing (needs root and apt), then runs:
 #   promtool check rules / test rules / check config, a PromQL syntax check of the dashboard queries,
 #   amtool check-config + a routing test, dclint, docker-compose config -q, the structural checker,
@@ -22,18 +22,18 @@ step() { printf '\n== %s\n' "$*"; }
 have_all_tools() {
   command -v promtool >/dev/null && command -v prometheus >/dev/null && command -v amtool >/dev/null \
     && { command -v prometheus-alertmanager >/dev/null || command -v alertmanager >/dev/null; } \
-    && command -v docker-compose >/dev/null
+    && command -v docker-compose >/dev/null && command -v chromium >/dev/null
 }
 if ! have_all_tools; then
-  step "installing prometheus, prometheus-alertmanager, docker-compose (apt)"
+  step "installing prometheus, prometheus-alertmanager, docker-compose, chromium (apt)"
   if [ "$(id -u)" -ne 0 ]; then
-    echo "missing tools and not root: run as root or install prometheus prometheus-alertmanager docker-compose" >&2
+    echo "missing tools and not root: run as root or install prometheus prometheus-alertmanager docker-compose chromium" >&2
     exit 1
   fi
   # --no-install-recommends: otherwise docker-compose pulls in docker.io (an engine we neither need nor start)
   # and prometheus pulls in node-exporter and friends. The postinst scripts do not start services here.
   apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager docker-compose chromium
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus prometheus-alertmanager docker-compose chromium fonts-dejavu-core
 fi
 promtool --version 2>&1 | sed -n 1p   # sed reads all input: no SIGPIPE under pipefail
 amtool --version 2>&1 | sed -n 1p   # sed reads all input: no SIGPIPE under pipefail
