@@ -45,14 +45,23 @@ export interface OutcomeHash {
   /** A stamped `typed_code`: `<family>:<CODE>` (the family is the tool, or `tool_call:<inner id>`). */
   typedError?: string;
   /**
-   * A 52-bit sketch of the result's text (one bit per min-hash of its word shingles, numbers
-   * masked), for near-duplicate comparison; absent for an empty or very large result.
+   * The result's near-duplicate evidence, computed on the first call (then kept): only the
+   * opt-in near-duplicate detectors read it, so a history that does not keep it never pays for it.
    */
-  resultSketch?: number;
-  /** A 31-bit digest of the result text's tokens with numbers and whitespace masked (equal: same text but for numbers). */
-  resultShape?: number;
+  similarity?: () => SimilarityEvidence;
+}
+
+/** What the near-duplicate detectors compare of a result (each absent when it does not apply). */
+export interface SimilarityEvidence {
+  /**
+   * A 52-bit sketch of the result's text (one bit per min-hash of its word shingles, numbers
+   * masked); absent for an empty or very large text.
+   */
+  readonly resultSketch?: number;
+  /** A 31-bit digest of the text's tokens with numbers and whitespace masked (equal: the same text but for numbers). */
+  readonly resultShape?: number;
   /** For a small structured result: its leaf fields and a digest of each value (volatile-field learning). */
-  resultFields?: ResultFields;
+  readonly resultFields?: ResultFields;
 }
 
 /**

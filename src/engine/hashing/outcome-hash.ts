@@ -1,7 +1,7 @@
 import type { Digester } from './digest.js';
 import { canonicalString } from './canonical.js';
 import { isPlainObject } from '../../util/is-record.js';
-import type { OutcomeHash } from '../types.js';
+import type { OutcomeHash, SimilarityEvidence } from '../types.js';
 import { execFailureIdentityHash, isTerminalExecFailure } from './exec-failure.js';
 import { isSendLikeCall, stripVolatileDeliveryIds } from './send-like.js';
 import { readTypedError } from './typed-error.js';
@@ -28,9 +28,9 @@ export interface ToolOutcome {
 /** How {@link hashToolOutcome} hashes. */
 export interface HashOutcomeOptions {
   /**
-   * Add the near-duplicate evidence (`resultSketch`, `resultFields`) that the opt-in
-   * `identical_call_budget` and `similar_outcome` read. It costs about as much as hashing the
-   * text again; pass `false` when no config enables those detectors. Default `true`.
+   * Attach `similarity`, the near-duplicate evidence the opt-in `identical_call_budget` and
+   * `similar_outcome` read (computed only when a history keeps it: about a second pass over the
+   * text). `false` leaves it out. Default `true`.
    */
   readonly similarity?: boolean;
 }
@@ -163,9 +163,26 @@ function outcomeDigest(digester: Digester, value: unknown): string {
 }
 
 /**
- * Adds the near-duplicate evidence of a result: the sketch of its text, and for a small
- * structure its leaf fields (sketched as `path value` lines when there is no text). Only the
- * opt-in near-duplicate detectors read them; the history drops them otherwise.
+ * The near-duplicate evidence of a result: the sketch and shape of its text, and for a small
+ * structure its leaf fields (sketched as `path value` lines when there is no text).
+ */
+function similarityEvidenceOf(text: string, structure: unknown, prefix: string): SimilarityEvidence {
+  try {
+    const fields = structure === undefined ? undefined : resultFields(structure, prefix);
+    const evidence = textEvidence(text !== '' ? text : (fields?.text ?? ''));
+    return {
+      ...(evidence ? { resultSketch: evidence.sketch, resultShape: evidence.shape } : {}),
+      ...(fields ? { resultFields: fields.fields } : {}),
+    };
+  } catch {
+    // A result that cannot be walked (a throwing getter) is compared by its hash alone.
+    return {};
+  }
+}
+
+/**
+ * Attaches the result's near-duplicate evidence, computed on first use: only the opt-in
+ * near-duplicate detectors read it, and the history asks for it only when one is enabled.
  */
 function withSimilarityEvidence(
   similarity: boolean,
@@ -175,17 +192,8 @@ function withSimilarityEvidence(
   prefix = '',
 ): OutcomeHash {
   if (!similarity) return outcome;
-  try {
-    const fields = structure === undefined ? undefined : resultFields(structure, prefix);
-    if (fields) outcome.resultFields = fields.fields;
-    const evidence = textEvidence(text !== '' ? text : (fields?.text ?? ''));
-    if (evidence !== undefined) {
-      outcome.resultSketch = evidence.sketch;
-      outcome.resultShape = evidence.shape;
-    }
-  } catch {
-    // A result that cannot be walked (a throwing getter) is compared by its hash alone.
-  }
+  let evidence: SimilarityEvidence | undefined;
+  outcome.similarity = () => (evidence ??= similarityEvidenceOf(text, structure, prefix));
   return outcome;
 }
 
@@ -289,11 +297,11 @@ function withOutcomeFacts(
  *
  * Outcome digests replace the nonces of untrusted-content marker pairs with zeros, so the same
  * external content hashes the same each time it is fetched. Every hashed outcome but the veto
- * also carries its near-duplicate evidence: `resultSketch` and `resultShape` of its text (error text, string
- * result, OpenClaw's content text or `exec` output) and, for a small structure (a plain result,
- * or OpenClaw's `details` under `details.`), its `resultFields` — unless `options.similarity`
- * is `false`. Tool names are compared exactly;
- * callers pass the normalised name.
+ * also carries `similarity`, its near-duplicate evidence computed on first use: the sketch and
+ * shape of its text (error text, string result, OpenClaw's content text or `exec` output) and, for
+ * a small structure (a plain result, or OpenClaw's `details` under `details.`), its fields —
+ * unless `options.similarity` is `false`. Tool names are compared exactly; callers pass the
+ * normalised name.
  */
 export function hashToolOutcome(
   digester: Digester,

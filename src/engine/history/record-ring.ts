@@ -64,9 +64,10 @@ export class DetailedOutcome {
     this.noProgress = outcome.noProgress;
     this.mutationTargetHash = flat(outcome.mutationTargetHash);
     this.typedError = flat(outcome.typedError);
-    this.resultSketch = similarity ? outcome.resultSketch : undefined;
-    this.resultShape = similarity ? outcome.resultShape : undefined;
-    this.resultFields = similarity ? outcome.resultFields : undefined;
+    const evidence = similarity ? outcome.similarity?.() : undefined;
+    this.resultSketch = evidence?.resultSketch;
+    this.resultShape = evidence?.resultShape;
+    this.resultFields = evidence?.resultFields;
   }
 }
 
@@ -74,10 +75,7 @@ export class DetailedOutcome {
 function isDetailed(outcome: OutcomeHash, similarity: boolean): boolean {
   return (
     outcome.resultHash === undefined ||
-    (similarity &&
-      (outcome.resultSketch !== undefined ||
-        outcome.resultShape !== undefined ||
-        outcome.resultFields !== undefined)) ||
+    (similarity && outcome.similarity !== undefined) ||
     outcome.unknownToolName !== undefined ||
     outcome.outcomeKind !== undefined ||
     outcome.failureIdentityHash !== undefined ||

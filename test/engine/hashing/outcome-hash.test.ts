@@ -43,13 +43,11 @@ describe('hashToolOutcome: errors (rule 1)', () => {
     expect(hashToolOutcome(digester, { toolName: 'exec', error: new Error('Tool exec not found') })).toEqual({
       resultHash: `error:${digester.digestText('Tool exec not found')}`,
       unknownToolName: 'exec',
-      resultSketch: textEvidence('Tool exec not found')!.sketch,
-      resultShape: textEvidence('Tool exec not found')!.shape,
+      similarity: expect.any(Function) as unknown,
     });
     expect(hashToolOutcome(digester, { toolName: 'x', error: 'permission denied' })).toEqual({
       resultHash: `error:${digester.digestText('permission denied')}`,
-      resultSketch: textEvidence('permission denied')!.sketch,
-      resultShape: textEvidence('permission denied')!.shape,
+      similarity: expect.any(Function) as unknown,
     });
   });
 
@@ -410,9 +408,25 @@ describe('hashToolOutcome: near-duplicate evidence', () => {
   it('sketches the text and digests the fields of a small structure; similarity: false skips both', () => {
     const result = { content: [{ type: 'text', text: 'queued at 12:00' }], details: { state: 'queued', at: 3 } };
     const hashed = hashToolOutcome(digester, { toolName: 'job', result });
-    expect(hashed.resultSketch).toBe(sketchText('queued at 12:00'));
-    expect(hashed.resultFields?.paths).toEqual(['details.at', 'details.state']);
+    const evidence = hashed.similarity!();
+    expect(evidence.resultSketch).toBe(sketchText('queued at 12:00'));
+    expect(evidence.resultShape).toBe(textEvidence('queued at 99:99')!.shape);
+    expect(evidence.resultFields?.paths).toEqual(['details.at', 'details.state']);
+    expect(hashed.similarity!()).toBe(evidence);
     const plain = hashToolOutcome(digester, { toolName: 'job', result }, { similarity: false });
     expect(plain).toEqual({ resultHash: hashed.resultHash });
+  });
+
+  it('a result that cannot be walked has no fields, and hashing it does not throw', () => {
+    const hostile = { content: [{ type: 'text', text: 'x' }], details: {} as Record<string, unknown> };
+    Object.defineProperty(hostile.details, 'boom', {
+      enumerable: true,
+      get() {
+        throw new Error('getter');
+      },
+    });
+    const hashed = hashToolOutcome(digester, { toolName: 'job', result: { ok: 1, nested: hostile.details } });
+    expect(hashed.resultHash).toBeDefined();
+    expect(hashed.similarity!()).toEqual({});
   });
 });
