@@ -8,6 +8,7 @@ import {
   validateToolLoopGuardConfig,
 } from '../../src/config/index.js';
 import { SMALL_MODEL_PROFILE } from '../../src/config/profiles.js';
+import { fixtureDir, jsonl, runCli } from '../cli/helpers.js';
 import { RecordingLogger } from '../helpers/engine-harness.js';
 
 const PROFILE_FILE = 'profiles/small-model.json5';
@@ -79,6 +80,31 @@ describe("profile: 'small-model'", () => {
       path: 'tools.loopDetection.profile',
       severity: 'error',
     });
+  });
+
+  it('works as `analyze --config`: the same feedback to changing calls is blocked by similar_outcome', async () => {
+    const fx = fixtureDir();
+    try {
+      const feedback = Array.from({ length: 6 }, (_, i) => ({
+        step: i + 1,
+        tool: 'search_code',
+        args: { code_str: `attempt ${String.fromCharCode(97 + i)}` },
+        result: 'The search API calls seem not valid. Please check the arguments you give carefully and try again.',
+        error: true,
+      }));
+      const run = fx.write('run.jsonl', jsonl(feedback));
+      const { code, stdout } = await runCli(['analyze', '--json', '--config', PROFILE_FILE, run]);
+      expect(code).toBe(0);
+      const report = JSON.parse(stdout) as {
+        runs: Array<{ firstBlock?: { call: number }; events: Array<{ action: string; detector: string }> }>;
+      };
+      expect(report.runs[0].firstBlock?.call).toBe(5);
+      expect(report.runs[0].events.find((event) => event.action === 'block')?.detector).toBe('similar_outcome');
+      const defaults = JSON.parse((await runCli(['analyze', '--json', '--enable', run])).stdout) as typeof report;
+      expect(defaults.runs[0].firstBlock).toBeUndefined();
+    } finally {
+      fx.cleanup();
+    }
   });
 
   it('the file is the one the docs name, and it says so', async () => {
