@@ -78,6 +78,9 @@ export class EvidenceSpans {
       [sc.ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE]: evidence.shadow ? sc.GUARDRAIL_ACTION_ALLOW : sc.GUARDRAIL_ACTION_BLOCK,
     };
     if (evidence.toolCallId !== undefined) attributes[sc.ATTR_GEN_AI_GUARDRAIL_TARGET_ID] = evidence.toolCallId;
+    // A span with a tool name is a tool call to every reader of the GenAI conventions (ours too, as
+    // it ends): the tool is the parent's.
+    delete attributes[sc.ATTR_GEN_AI_TOOL_NAME];
     const context = trace.setSpan(ROOT_CONTEXT, toolSpan).setValue(EVIDENCE_SPAN, true);
     const span = tracer.startSpan(
       `${sc.GEN_AI_OPERATION_RUN_GUARDRAIL} ${sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD}`,

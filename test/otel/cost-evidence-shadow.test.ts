@@ -199,6 +199,8 @@ describe('the evidence span of a critical', () => {
     // The second block links the first one too: a blocked call is a member of the loop.
     expect(evidence[1].links).toHaveLength(7);
     expect(evidence[1].links.at(-1)?.context.spanId).toBe(blocked[0].span.spanContext().spanId);
+    // Not a tool call to anyone reading the GenAI conventions: the tool is its parent's.
+    expect(evidence.every((span) => span.attributes[sc.ATTR_GEN_AI_TOOL_NAME] === undefined)).toBe(true);
     // Our processor left its own span alone: no loop event, no verdict, no run of its own.
     expect(
       evidence.every((span) => span.events.length === 0 && span.attributes[sc.ATTR_TOOL_LOOP_VERDICT] === undefined),
