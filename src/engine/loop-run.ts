@@ -130,7 +130,7 @@ export class LoopRun {
     return this.extras?.recovery?.counts ?? NO_RECOVERY;
   }
 
-  /** Tokens the run's model calls reported so far (0 when none reported usage). */
+  /** Tokens the run's model calls reported to it so far (0 when none reported usage). */
   get tokensSpent(): number {
     return this.extras?.usage?.spent ?? 0;
   }

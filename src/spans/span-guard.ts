@@ -295,7 +295,9 @@ export class SpanGuard<S extends object> {
 
   /**
    * A span that is no tool call ended with token usage (a model call): the tokens are charged to
-   * the live run it belongs to, which is returned (`undefined` when it belongs to none).
+   * the live run it belongs to, which is returned (`undefined` when it belongs to none, or its
+   * run has no state yet: a run's state starts with its first tool call, and tokens spent before
+   * it cannot be inside a loop).
    */
   spend(span: S, tokens: number): GuardedRun | undefined {
     const run = this.runOf(span);
