@@ -60,7 +60,7 @@ export interface LoopDetectionConfig {
   /**
    * A named profile whose settings apply under every key set explicitly (explicit keys win;
    * nested `detectors` keys one by one). `'small-model'`: detection on, OpenClaw's rules at
-   * warning 3 / critical 4, and the opt-in detectors on (see `profiles/small-model.json5`).
+   * warning 3 / critical 5, and the opt-in detectors on (see `profiles/small-model.json5`).
    * Unknown names are ignored with a warning. Default: none.
    */
   profile?: LoopDetectionProfileName;
