@@ -32,7 +32,11 @@ export {
 export { canonicalString } from './engine/hashing/canonical.js';
 
 // One run's detection: history, detectors, suppression, the post-compaction guard.
-export { LoopRun, type GuardAbort, type LoopRunOptions } from './engine/loop-run.js';
+export { LoopRun, type GuardAbort, type LoopPolicy, type LoopRunOptions, type RunCheck } from './engine/loop-run.js';
+export type { BudgetKind, LoopBudget } from './engine/cost/loop-budget.js';
+export type { LoopWindow } from './engine/evidence/loop-window.js';
+export type { CallRef } from './engine/evidence/call-refs.js';
+export type { RecoveryCounts, RecoveryOutcome, RecoveryResolution } from './engine/recovery/recovery-watch.js';
 export { ToolCallHistory } from './engine/history/tool-call-history.js';
 export type {
   NoProgressStreak,
@@ -71,11 +75,13 @@ export type { ResolvedLoopDetectionConfig } from './engine/config.js';
 export { AgentConfigResolver } from './config/agent-config-resolver.js';
 export { DEFAULT_LOOP_DETECTION_CONFIG } from './config/defaults.js';
 export { mergeLoopDetectionConfig } from './config/merge.js';
+export { LOOP_DETECTION_PROFILES, loopDetectionProfile, SMALL_MODEL_PROFILE } from './config/profiles.js';
 export { resolveLoopDetectionConfig, type ResolveOptions } from './config/resolve.js';
 export { validateToolLoopGuardConfig, type ConfigIssue } from './config/validate.js';
 export type {
   AgentLoopDetectionEntry,
   LoopDetectionConfig,
+  LoopDetectionProfileName,
   LoopDetectorToggles,
   PostCompactionGuardConfig,
   ToolLoopGuardConfig,

@@ -4,7 +4,13 @@
  */
 export { ToolLoopSpanProcessor, type ToolLoopProcessorStats } from './otel/processor.js';
 export { wrapExporter } from './otel/annotating-exporter.js';
-export { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RUN_IDLE_TTL_MS, type ToolLoopSpanProcessorOptions } from './otel/options.js';
+export {
+  DEFAULT_MAX_LIVE_RUNS,
+  DEFAULT_RECOVERY_WINDOW,
+  DEFAULT_RUN_IDLE_TTL_MS,
+  type ToolLoopSpanProcessorOptions,
+} from './otel/options.js';
+export type { RecoveryCounts, RecoveryOutcome, RecoveryResolution } from './engine/recovery/recovery-watch.js';
 export { ToolLoopSampler, type ToolLoopSamplerCallbacks } from './otel/loop-aware-sampler.js';
 export {
   DEFAULT_MAX_LOOPING_RUNS,
