@@ -223,6 +223,37 @@ describe('the evidence span of a critical', () => {
     expect(evidence[0].links).toHaveLength(6);
   });
 
+  it('links every member of a loop across changing arguments (an unavailable tool retried with new queries)', async () => {
+    const s = await setup({ config: { tools: { loopDetection: { enabled: true, unknownToolThreshold: 4 } } } });
+    const execute = vi.fn(() => {
+      throw new Error('Unknown tool: web_search');
+    });
+    await traceRun(s.tracer, { runId: 'run-unknown-tool', endOnSecondCritical: false }, async () => {
+      for (let i = 0; i < 5; i += 1)
+        await traceToolCall(
+          s.tracer,
+          { name: 'web_search', args: { query: `weather, attempt ${i}` }, callId: `call-${i}` },
+          execute,
+        ).catch(() => undefined);
+    });
+    const spans = await s.spans();
+    const [evidence, ...more] = spans.filter((span) => span.name === 'run_guardrail tool-loop-guard');
+    expect(more).toEqual([]);
+    expect(evidence.attributes[sc.ATTR_TOOL_LOOP_DETECTOR]).toBe('unknown_tool_repeat');
+    expect(evidence.attributes[sc.ATTR_GEN_AI_GUARDRAIL_TARGET_ID]).toBe('call-4');
+    const members = spans
+      .filter(
+        (span) => span.name === 'execute_tool web_search' && span.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] !== 'call-4',
+      )
+      .sort((a, b) =>
+        String(a.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID]).localeCompare(
+          String(b.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID]),
+        ),
+      );
+    expect(members).toHaveLength(4);
+    expect(evidence.links.map((l) => l.context.spanId)).toEqual(members.map((t) => t.spanContext().spanId));
+  });
+
   it('evidenceSpans: false turns it off', async () => {
     const s = await setup({ evidenceSpans: false });
     await loopingRun(s, 'run-off', 7);

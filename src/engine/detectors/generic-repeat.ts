@@ -19,6 +19,8 @@ export const detectGenericRepeatCritical: Detector = (history, call, config) => 
       count: streak.count,
       message: `CRITICAL: Called ${call.toolName} with ${identical} ${streak.count} times. Session execution blocked to prevent runaway loops.`,
       warningKey: `generic:${call.toolName}:${call.argsHash}:${streak.latestResultHash ?? 'none'}`,
+      // An exec failure streak spans arguments: its members are the streak's records, not one signature.
+      ...(streak.acrossArguments ? { loopSignatures: history.newestArgsHashes(streak.count) } : {}),
     },
     log: {
       level: 'error',

@@ -16,6 +16,8 @@ export const detectGlobalCircuitBreaker: Detector = (history, call, config) => {
       count: streak.count,
       message: `CRITICAL: ${call.toolName} has repeated identical no-progress outcomes ${streak.count} times. Session execution blocked by global circuit breaker to prevent runaway loops.`,
       warningKey: `global:${call.toolName}:${call.argsHash}:${streak.latestResultHash ?? 'none'}`,
+      // An exec failure streak spans arguments: its members are the streak's records, not one signature.
+      ...(streak.acrossArguments ? { loopSignatures: history.newestArgsHashes(streak.count) } : {}),
     },
     log: {
       level: 'error',

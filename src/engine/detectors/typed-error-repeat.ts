@@ -31,7 +31,14 @@ function typedErrorFinding(
       ? `CRITICAL: ${tool} failed ${n} times in this run with the same typed error (${code}) even as the arguments changed. Session execution blocked to prevent resource waste. Do not retry this call again: ${remedy}`
       : `WARNING: ${tool} has failed ${n} times in this run with the same typed error (${code}) even as the arguments changed. A typed failure earns at most one retry and that retry is spent. Stop retrying: ${remedy}`;
   return {
-    verdict: { level, detector: 'typed_error_repeat', count: n, message, warningKey: `typed-error:${tool}:${code}` },
+    verdict: {
+      level,
+      detector: 'typed_error_repeat',
+      count: n,
+      message,
+      warningKey: `typed-error:${tool}:${code}`,
+      loopSignatures: history.typedErrorArgsHashes(family),
+    },
     log: {
       level: level === 'critical' ? 'error' : 'warn',
       message: `Typed error repeat ${level}: ${tool} failed ${n} times with ${code}`,

@@ -16,6 +16,7 @@ export const detectUnknownToolRepeat: Detector = (history, call, config) => {
       count: streak.count,
       message: `CRITICAL: attempted unavailable tool ${name} ${streak.count} times. Stop retrying that missing tool and answer without it.`,
       warningKey: `unknown-tool:${call.toolName}:${streak.unknownToolName ?? 'unknown'}`,
+      loopSignatures: history.newestArgsHashes(streak.count),
     },
   };
 };

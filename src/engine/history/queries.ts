@@ -84,6 +84,13 @@ export interface ScopedHistory {
   typedErrorRepeat(family: string): TypedErrorRepeat;
   /** The (tool, args) signatures of the newest `limit` hashed records (the post-compaction guard's baseline). */
   recentSignatures(limit: number): ReadonlySet<string>;
+  /**
+   * The distinct args hashes of the newest `count` records in scope, oldest first: the members
+   * of a loop that a streak across arguments found (asked only once a verdict is reached).
+   */
+  newestArgsHashes(count: number): readonly string[];
+  /** The distinct args hashes of the records carrying the failure family's newest typed error, oldest first. */
+  typedErrorArgsHashes(family: string): readonly string[];
   /** The result-repeating cycle of period 2–5 that a call would continue, or that has tripped (`criticalLaps`). */
   resultCycle(argsHash: string, toolName: string, criticalLaps: number): ResultCycle;
   /** The newest identical calls in a row with this signature, and how many of them gained little (`percent` similarity). */
@@ -324,6 +331,26 @@ export class ScopeView implements ScopedHistory {
     return signatures;
   }
 
+  newestArgsHashes(count: number): readonly string[] {
+    const scope = this.scope;
+    if (!scope) return [];
+    const from = Math.max(scope.first, scope.end - count);
+    const hashes = new Set<string>();
+    for (let s = from; s < scope.end; s += 1) hashes.add(scope.argsHash(s));
+    return [...hashes];
+  }
+
+  typedErrorArgsHashes(family: string): readonly string[] {
+    const scope = this.scope;
+    if (!scope || scope.typedErrors === 0) return [];
+    const identity = this.newestTypedError(family);
+    if (identity === undefined) return [];
+    const hashes = new Set<string>();
+    for (let s = scope.first; s < scope.end; s += 1)
+      if (scope.details(s)?.typedError === identity) hashes.add(scope.argsHash(s));
+    return [...hashes];
+  }
+
   resultCycle(argsHash: string, toolName: string, criticalLaps: number): ResultCycle {
     return resultCycleOf(this.scope, signatureKey(toolName, argsHash), criticalLaps);
   }
@@ -339,15 +366,22 @@ export class ScopeView implements ScopedHistory {
   typedErrorRepeat(family: string): TypedErrorRepeat {
     const scope = this.scope;
     if (!scope || scope.typedErrors === 0) return { count: 0 };
-    let identity: string | undefined;
-    for (let s = scope.end - 1; s >= scope.first && identity === undefined; s -= 1) {
-      const typedError = scope.details(s)?.typedError;
-      if (typedError !== undefined && typedErrorFamily(typedError) === family) identity = typedError;
-    }
+    const identity = this.newestTypedError(family);
     if (identity === undefined) return { count: 0 };
     let count = 0;
     for (let s = scope.end - 1; s >= scope.first; s -= 1) if (scope.details(s)?.typedError === identity) count += 1;
     return { count, code: identity.slice(identity.lastIndexOf(':') + 1) };
+  }
+
+  /** The newest typed-error identity (`<family>:<CODE>`) of a failure family in scope. */
+  private newestTypedError(family: string): string | undefined {
+    const scope = this.scope;
+    if (!scope) return undefined;
+    for (let s = scope.end - 1; s >= scope.first; s -= 1) {
+      const typedError = scope.details(s)?.typedError;
+      if (typedError !== undefined && typedErrorFamily(typedError) === family) return typedError;
+    }
+    return undefined;
   }
 }
 

@@ -21,6 +21,8 @@ describe('exec terminal failure identity', () => {
       count: 20,
       message:
         'CRITICAL: Called exec with identical outcomes 20 times. Session execution blocked to prevent runaway loops.',
+      // The loop's members are the 20 failed jobs, each with its own arguments.
+      loopSignatures: Array.from({ length: 20 }, (_, i) => h.argsHash('exec', job(i))),
     });
   });
 
@@ -140,6 +142,8 @@ describe('typed-error identity (typed_code)', () => {
       level: 'critical',
       detector: 'typed_error_repeat',
       count: 5,
+      // The failed saves are the loop's members; the save that succeeded is not.
+      loopSignatures: [0, 1, 2, 4, 5].map((i) => h.argsHash('save_doc', save(i))),
       message:
         'CRITICAL: save_doc failed 5 times in this run with the same typed error (EXPECTED_VERSION_CONFLICT) even as the arguments changed. Session execution blocked to prevent resource waste. Do not retry this call again: record the outcome, park or roll back the affected target, and end the turn with a final summary of what remains blocked.',
     });
