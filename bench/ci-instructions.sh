@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# CI's instruction-count gate: installs valgrind (Debian) when missing, then runs
+# CI's instruction-count gate: installs valgrind (Debian; it brings callgrind_annotate, which the
+# count needs) when missing, then runs
 # `npm run bench:instructions`, which fails when ours needs more than 10 % above the budget of
 # any span kind in bench/instruction-budget.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
+if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "valgrind missing and not root: run as root or install valgrind" >&2
     exit 1
