@@ -4,7 +4,7 @@
 #   scripts/ci-observability.sh            # from anywhere; needs node_modules (npm ci) for dclint, yaml, vitest
 #   CI_OBS_SKIP_VITEST=1 scripts/ci-observability.sh   # skip the vitest step (e.g. when `npm test` runs it anyway)
 #
-# Installs Debian's prometheus (promtool), prometheus-alertmanager (amtool) docker-compose 1.29 and chromium (for the HTML report's browser test) when they
+# Installs Debian's prometheus (promtool), prometheus-alertmanager (amtool), docker-compose 1.29 and chromium (for the HTML report's browser test) when they
 # are missing (needs root and apt), then runs:
 #   promtool check rules / test rules / check config, a PromQL syntax check of the dashboard queries,
 #   amtool check-config + a routing test, dclint, docker-compose config -q, the structural checker,
