@@ -5,7 +5,7 @@
  */
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { AggregationTemporality, MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, type DataPoint } from '@opentelemetry/sdk-metrics';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
@@ -15,24 +15,13 @@ import {
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ToolLoopSpanProcessor, traceRun, traceToolCall, type ToolLoopSpanProcessorOptions } from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
+import { CollectingReader } from '../helpers/collecting-reader.js';
 import { R, recordDiag, resetOtelGlobals } from '../helpers/otel-harness.js';
 
 afterEach(() => resetOtelGlobals());
 
 /** W3 / C6: a warning on the 4th identical call, a block on the 7th. */
 const W3C6 = { tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 6 } } };
-
-class CollectingReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 interface Setup {
   readonly processor: ToolLoopSpanProcessor;

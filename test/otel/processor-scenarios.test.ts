@@ -4,7 +4,8 @@
  * `traceToolCall` / `traceRun` helpers — on a real `BasicTracerProvider`.
  */
 import { context, trace, type Span } from '@opentelemetry/api';
-import { AggregationTemporality, MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, type DataPoint } from '@opentelemetry/sdk-metrics';
+import { CollectingReader } from '../helpers/collecting-reader.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CompactionLoopPersistedError, getToolLoopVerdict, type LoopEvent } from '../../src/index.js';
 import {
@@ -694,17 +695,6 @@ describe('callbacks, redaction and metrics', () => {
   });
 
   it('counts tool_loop.events on a real MeterProvider with action, detector, level, tool and agent attributes', async () => {
-    class CollectingReader extends MetricReader {
-      constructor() {
-        super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-      }
-      protected override onShutdown(): Promise<void> {
-        return Promise.resolve();
-      }
-      protected override onForceFlush(): Promise<void> {
-        return Promise.resolve();
-      }
-    }
     const reader = new CollectingReader();
     const meterProvider = new MeterProvider({ readers: [reader] });
     const h = await createOtelHarness({ config: C0, meterProvider });
