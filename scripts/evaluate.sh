@@ -36,7 +36,7 @@ $CLI sweep --index "$INDEX" --warning 3 --critical 4 --history 30
 $CLI sweep --index "$INDEX" --config profiles/small-model.json5 --warning 3 --critical 5
 echo
 echo "### 7. profile small-model: margins (each threshold lowered until a resolved run is blocked)"
-for AXIS in similarOutcomeThreshold=1..5 identicalCallBudget=1..6 lowGainCallBudget=1..5 cycleCriticalLaps=2..4 similarityPercent=80,90,95,100; do
+for AXIS in similarOutcomeThreshold=1..5 identicalCallBudget=1..6 lowGainCallBudget=1..5 cycleCriticalLaps=2..4 redundantCallBudget=1..6 similarityPercent=80,90,95,100; do
   $CLI sweep --index "$INDEX" --config profiles/small-model.json5 --warning 3 --critical 5 --set "$AXIS"
 done
 $CLI sweep --index "$INDEX" --config profiles/small-model.json5 --warning 2..4 --critical 3..6

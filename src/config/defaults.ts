@@ -16,6 +16,7 @@ export const DEFAULT_CYCLE_CRITICAL_LAPS = 3;
 export const DEFAULT_IDENTICAL_CALL_BUDGET = 10;
 export const DEFAULT_LOW_GAIN_CALL_BUDGET = 5;
 export const DEFAULT_SIMILAR_OUTCOME_THRESHOLD = 10;
+export const DEFAULT_REDUNDANT_CALL_BUDGET = 8;
 export const DEFAULT_SIMILARITY_PERCENT = 90;
 export const DEFAULT_VOLATILE_FIELD_OBSERVATIONS = 5;
 
@@ -35,6 +36,7 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
   identicalCallBudget: DEFAULT_IDENTICAL_CALL_BUDGET,
   lowGainCallBudget: DEFAULT_LOW_GAIN_CALL_BUDGET,
   similarOutcomeThreshold: DEFAULT_SIMILAR_OUTCOME_THRESHOLD,
+  redundantCallBudget: DEFAULT_REDUNDANT_CALL_BUDGET,
   similarityPercent: DEFAULT_SIMILARITY_PERCENT,
   volatileFieldObservations: DEFAULT_VOLATILE_FIELD_OBSERVATIONS,
   detectors: Object.freeze({
@@ -50,6 +52,7 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
     resultCycle: false,
     identicalCallBudget: false,
     similarOutcome: false,
+    redundantCall: false,
   }),
   postCompactionGuard: Object.freeze({ enabled: true, windowSize: DEFAULT_POST_COMPACTION_WINDOW_SIZE }),
 });

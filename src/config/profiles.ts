@@ -6,7 +6,7 @@ import type { LoopDetectionConfig, LoopDetectionProfileName } from './types.js';
  * successful run would still have to exceed by two repeats on the evaluation data (OpenClaw's
  * rules at warning 3 / critical 5; four outcomes that are the same but for numbers and
  * whitespace; four identical calls in a row, whatever their results; two full laps of a
- * result-repeating cycle). Shipped as `profiles/small-model.json5` too; `docs/evaluation.md`
+ * result-repeating cycle; four calls that got an answer the run already had). Shipped as `profiles/small-model.json5` too; `docs/evaluation.md`
  * measures it on 527 real runs.
  */
 export const SMALL_MODEL_PROFILE: LoopDetectionConfig = Object.freeze({
@@ -17,9 +17,10 @@ export const SMALL_MODEL_PROFILE: LoopDetectionConfig = Object.freeze({
   identicalCallBudget: 4,
   lowGainCallBudget: 4,
   similarOutcomeThreshold: 4,
+  redundantCallBudget: 4,
   similarityPercent: 100,
   volatileFieldObservations: 3,
-  detectors: Object.freeze({ resultCycle: true, identicalCallBudget: true, similarOutcome: true }),
+  detectors: Object.freeze({ resultCycle: true, identicalCallBudget: true, similarOutcome: true, redundantCall: true }),
 });
 
 /** The profiles a `profile` key may name. */

@@ -140,6 +140,7 @@ export function resolveLoopDetectionConfig(
     identicalCallBudget: integer('identicalCallBudget', D.identicalCallBudget),
     lowGainCallBudget: integer('lowGainCallBudget', D.lowGainCallBudget),
     similarOutcomeThreshold: integer('similarOutcomeThreshold', D.similarOutcomeThreshold),
+    redundantCallBudget: integer('redundantCallBudget', D.redundantCallBudget),
     similarityPercent: percent('similarityPercent', D.similarityPercent),
     volatileFieldObservations: integer('volatileFieldObservations', D.volatileFieldObservations),
     detectors: {
@@ -155,6 +156,7 @@ export function resolveLoopDetectionConfig(
       resultCycle: toggle('resultCycle'),
       identicalCallBudget: toggle('identicalCallBudget'),
       similarOutcome: toggle('similarOutcome'),
+      redundantCall: toggle('redundantCall'),
     },
     postCompactionGuard: {
       enabled: enabled !== false,

@@ -41,6 +41,12 @@ export interface LoopDetectorToggles {
    * and masked) `similarOutcomeThreshold` times in a row, across changing arguments. Default `false`.
    */
   similarOutcome?: boolean;
+  /**
+   * Opt-in `redundant_call`: a call asking again for a result the run already has is critical once
+   * `redundantCallBudget` calls of the history repeated an earlier call and got its result again,
+   * whichever calls they were (rereading a file, resending a rejected edit). Default `false`.
+   */
+  redundantCall?: boolean;
 }
 
 /** Named settings a block can start from (`profile`); explicit keys override them. */
@@ -93,6 +99,11 @@ export interface LoopDetectionConfig {
   lowGainCallBudget?: number;
   /** `similar_outcome`: near-duplicate outcomes of one tool in a row before its next call is critical. Default `10`. */
   similarOutcomeThreshold?: number;
+  /**
+   * `redundant_call`: calls of the history allowed to repeat an earlier call and get its result
+   * again (or be blocked) before a call asking again for a known result is critical. Default `8`.
+   */
+  redundantCallBudget?: number;
   /** Near-duplicate results: estimated shingle similarity of at least this percentage (1–100). Default `90`. */
   similarityPercent?: number;
   /** Calls of a tool in a row in which a result field changed before it is masked as volatile. Default `5`. */

@@ -29,6 +29,7 @@ const LOOP_DETECTION_SHAPE: Shape = {
   identicalCallBudget: 'positiveInteger',
   lowGainCallBudget: 'positiveInteger',
   similarOutcomeThreshold: 'positiveInteger',
+  redundantCallBudget: 'positiveInteger',
   similarityPercent: 'percent',
   volatileFieldObservations: 'positiveInteger',
   detectors: {
@@ -44,6 +45,7 @@ const LOOP_DETECTION_SHAPE: Shape = {
     resultCycle: 'boolean',
     identicalCallBudget: 'boolean',
     similarOutcome: 'boolean',
+    redundantCall: 'boolean',
   },
   postCompactionGuard: { windowSize: 'positiveInteger' },
 };

@@ -34,6 +34,11 @@ export interface ResolvedLoopDetectionConfig {
   readonly lowGainCallBudget: number;
   /** `similar_outcome`: near-duplicate outcomes of one tool in a row before its next call is critical (default 10). */
   readonly similarOutcomeThreshold: number;
+  /**
+   * `redundant_call`: calls of the history allowed to repeat an earlier call and get its result
+   * again (or be blocked) before a call asking again for a known result is critical (default 8).
+   */
+  readonly redundantCallBudget: number;
   /** Near-duplicate means an estimated shingle similarity of at least this many percent (default 90). */
   readonly similarityPercent: number;
   /** A result field is learned as volatile once it changed in this many calls of the tool in a row (default 5). */
@@ -61,6 +66,8 @@ export interface ResolvedLoopDetectionConfig {
     readonly identicalCallBudget: boolean;
     /** Opt-in `similar_outcome` (default off). */
     readonly similarOutcome: boolean;
+    /** Opt-in `redundant_call` (default off). */
+    readonly redundantCall: boolean;
   };
   readonly postCompactionGuard: { readonly enabled: boolean; readonly windowSize: number };
 }

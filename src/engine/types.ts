@@ -3,7 +3,7 @@ export type LoopLevel = 'warning' | 'critical';
 
 /**
  * The rolling-history detectors: OpenClaw's names, then this package's opt-in ones
- * (`result_cycle`, `identical_call_budget`, `similar_outcome`; off unless enabled).
+ * (`result_cycle`, `identical_call_budget`, `similar_outcome`, `redundant_call`; off unless enabled).
  */
 export type LoopDetectorName =
   | 'generic_repeat'
@@ -15,7 +15,8 @@ export type LoopDetectorName =
   | 'typed_error_repeat'
   | 'result_cycle'
   | 'identical_call_budget'
-  | 'similar_outcome';
+  | 'similar_outcome'
+  | 'redundant_call';
 
 /**
  * What kind of outcome a record holds, beyond its hash (OpenClaw's `outcomeKind`):

@@ -33,7 +33,14 @@ describe("profile: 'small-model'", () => {
       identicalCallBudget: 4,
       lowGainCallBudget: 4,
       similarOutcomeThreshold: 4,
-      detectors: { resultCycle: true, identicalCallBudget: true, similarOutcome: true, genericRepeat: true },
+      redundantCallBudget: 4,
+      detectors: {
+        resultCycle: true,
+        identicalCallBudget: true,
+        similarOutcome: true,
+        redundantCall: true,
+        genericRepeat: true,
+      },
     });
   });
 

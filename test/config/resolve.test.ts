@@ -34,7 +34,7 @@ const NEWER_RULES_ON = {
   waitPoll: true,
 };
 /** This package's opt-in detectors: off unless enabled. */
-const OPT_IN_OFF = { resultCycle: false, identicalCallBudget: false, similarOutcome: false };
+const OPT_IN_OFF = { resultCycle: false, identicalCallBudget: false, similarOutcome: false, redundantCall: false };
 const ALL_DETECTORS_ON = {
   genericRepeat: true,
   knownPollNoProgress: true,
@@ -51,6 +51,7 @@ const NEWER_THRESHOLDS = {
   identicalCallBudget: 10,
   lowGainCallBudget: 5,
   similarOutcomeThreshold: 10,
+  redundantCallBudget: 8,
   similarityPercent: 90,
   volatileFieldObservations: 5,
 };
@@ -115,6 +116,7 @@ describe('resolveLoopDetectionConfig', () => {
       identicalCallBudget: 6,
       lowGainCallBudget: 3,
       similarOutcomeThreshold: 7,
+      redundantCallBudget: 3,
       similarityPercent: 95,
       volatileFieldObservations: 4,
       detectors: {
@@ -124,6 +126,7 @@ describe('resolveLoopDetectionConfig', () => {
         waitPoll: false,
         resultCycle: true,
         similarOutcome: true,
+        redundantCall: true,
       },
       postCompactionGuard: { windowSize: 7 },
     });
@@ -143,12 +146,14 @@ describe('resolveLoopDetectionConfig', () => {
       identicalCallBudget: 6,
       lowGainCallBudget: 3,
       similarOutcomeThreshold: 7,
+      redundantCallBudget: 3,
       similarityPercent: 95,
       volatileFieldObservations: 4,
       detectors: {
         ...ALL_DETECTORS_ON,
         resultCycle: true,
         similarOutcome: true,
+        redundantCall: true,
         genericRepeat: false,
         pingPong: false,
         vetoesExtendStreak: false,

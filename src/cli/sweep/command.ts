@@ -38,9 +38,9 @@ Options:
   --window <range>    postCompactionGuard.windowSize; no effect on trajectories (no compaction
                       markers), so equal rows are merged
   --set <key>=<range> another numeric tools.loopDetection key to sweep (repeatable): cycleCriticalLaps,
-                      identicalCallBudget, lowGainCallBudget, similarOutcomeThreshold, similarityPercent,
-                      volatileFieldObservations, waitCriticalThreshold, typedErrorWarningThreshold,
-                      typedErrorCriticalThreshold
+                      identicalCallBudget, lowGainCallBudget, similarOutcomeThreshold,
+                      redundantCallBudget, similarityPercent, volatileFieldObservations,
+                      waitCriticalThreshold, typedErrorWarningThreshold, typedErrorCriticalThreshold
   --config <file>     base JSON5 config (its global tools.loopDetection block, profile applied;
                       enabled is forced on), e.g. profiles/small-model.json5
   --skip-synthetic    leave out steps marked "synthetic"

@@ -49,6 +49,7 @@ export const SETTABLE_KEYS = [
   'identicalCallBudget',
   'lowGainCallBudget',
   'similarOutcomeThreshold',
+  'redundantCallBudget',
   'similarityPercent',
   'volatileFieldObservations',
   'waitCriticalThreshold',

@@ -6,6 +6,7 @@ import { detectGlobalCircuitBreaker } from './global-circuit-breaker.js';
 import { detectKnownPollNoProgress } from './known-poll-no-progress.js';
 import { detectIdenticalCallBudget } from './identical-call-budget.js';
 import { detectPingPong } from './ping-pong.js';
+import { detectRedundantCall } from './redundant-call.js';
 import { detectResultCycle } from './result-cycle.js';
 import { detectSimilarOutcome } from './similar-outcome.js';
 import { detectTypedErrorRepeatCritical, detectTypedErrorRepeatWarning } from './typed-error-repeat.js';
@@ -27,6 +28,7 @@ export const DETECTION_ORDER: readonly Detector[] = [
   detectResultCycle,
   detectIdenticalCallBudget,
   detectSimilarOutcome,
+  detectRedundantCall,
   detectPingPong,
   detectGenericRepeatCritical,
   detectTypedErrorRepeatCritical,

@@ -1,9 +1,12 @@
 import { identicalCallsOf, type IdenticalCalls } from './identical-calls.js';
+import { isNoProgressOutcome } from './no-progress-outcome.js';
 import { signatureKey, type ScopeLog } from './record-ring.js';
+import { redundantCallsOf, type RedundantCalls } from './redundant-calls.js';
 import { resultCycleOf, type ResultCycle } from './result-cycle.js';
 import { similarOutcomesOf, type SimilarOutcomes } from './similar-outcomes.js';
 
 export type { IdenticalCalls } from './identical-calls.js';
+export type { RedundantCalls } from './redundant-calls.js';
 export type { ResultCycle } from './result-cycle.js';
 export type { SimilarOutcomes } from './similar-outcomes.js';
 
@@ -97,6 +100,11 @@ export interface ScopedHistory {
   identicalCalls(argsHash: string, toolName: string, percent: number): IdenticalCalls;
   /** The newest near-duplicate outcomes of a tool in a row, with its volatile fields masked. */
   similarOutcomes(toolName: string, percent: number, volatileObservations: number): SimilarOutcomes;
+  /**
+   * The calls in scope (and in flight) that asked again for an answer the run already had, and
+   * whether a call with this signature would too (its answer is known and still current).
+   */
+  redundantCalls(argsHash: string, toolName: string): RedundantCalls;
 }
 
 export class ScopeView implements ScopedHistory {
@@ -363,6 +371,10 @@ export class ScopeView implements ScopedHistory {
     return similarOutcomesOf(this.scope, toolName, percent, volatileObservations);
   }
 
+  redundantCalls(argsHash: string, toolName: string): RedundantCalls {
+    return redundantCallsOf(this.scope, signatureKey(toolName, argsHash), this.inFlight);
+  }
+
   typedErrorRepeat(family: string): TypedErrorRepeat {
     const scope = this.scope;
     if (!scope || scope.typedErrors === 0) return { count: 0 };
@@ -383,13 +395,6 @@ export class ScopeView implements ScopedHistory {
     }
     return undefined;
   }
-}
-
-/** Error outcomes hash under this prefix (see `hashToolOutcome`): every error is a no-progress outcome. */
-const ERROR_RESULT_PREFIX = 'error:';
-
-function isNoProgressOutcome(resultHash: string, noProgress: true | undefined): boolean {
-  return noProgress === true || resultHash.startsWith(ERROR_RESULT_PREFIX);
 }
 
 /** The family of a stored typed-error identity `<family>:<CODE>` (codes have no colon; families may). */

@@ -71,7 +71,7 @@ describe('opt-in detectors: properties', () => {
           cycleCriticalLaps: laps,
           warningThreshold: 49,
           criticalThreshold: 50,
-          detectors: { ...SMALL_MODEL_PROFILE.detectors, similarOutcome: false, pingPong: false },
+          detectors: { ...SMALL_MODEL_PROFILE.detectors, similarOutcome: false, redundantCall: false, pingPong: false },
         });
         const at = (i: number) => ({
           tool: `t${i % period}`,

@@ -1,0 +1,73 @@
+import { isNoProgressOutcome } from './no-progress-outcome.js';
+import { isVeto } from './outcome-similarity.js';
+import type { InFlightCall } from './queries.js';
+import { signatureKey, type ScopeLog } from './record-ring.js';
+
+/** The calls of a scope that asked again for an answer the run already had. */
+export interface RedundantCalls {
+  /** Records (and calls in flight) that repeated an earlier call of the scope whose answer was known. */
+  readonly count: number;
+  /** Their distinct args hashes, oldest first. */
+  readonly signatures: readonly string[];
+  /**
+   * The asking signature has an answer in the scope and no call since then made progress (a
+   * result that was new for its call and not an error): asking again cannot learn anything.
+   */
+  readonly answerIsCurrent: boolean;
+}
+
+const NONE: RedundantCalls = Object.freeze({ count: 0, signatures: [], answerIsCurrent: false });
+
+/**
+ * Counts the scope's redundant calls, oldest first: a record is redundant when an older record of
+ * the scope had the same signature and the same result hash (the call returned an answer the run
+ * already had), and a loop veto is when its signature had any answer before it (the blocked call
+ * asked again). Calls still in flight count when their signature has an answer in the scope: a
+ * batch re-asking known questions is as redundant as the same calls made one by one.
+ *
+ * `key` is the signature about to be called. Its answer stays current until another call makes
+ * progress, because progress (an edit that went through, a command that did something new) may
+ * have changed what the same call would return now.
+ */
+export function redundantCallsOf(
+  scope: ScopeLog | undefined,
+  key: string,
+  inFlight: readonly InFlightCall[],
+): RedundantCalls {
+  if (!scope || scope.length === 0) return NONE;
+  // Signature key → the distinct result hashes it returned so far in the scope.
+  const answers = new Map<string, string[]>();
+  const members: string[] = [];
+  let count = 0;
+  let answeredAt = -1;
+  let progressAt = -1;
+  for (let s = scope.first; s < scope.end; s += 1) {
+    const recordKey = scope.keyOf(s);
+    const known = answers.get(recordKey);
+    const resultHash = scope.resultHash(s);
+    if (resultHash === undefined) {
+      if (known !== undefined && isVeto(scope, s)) {
+        count += 1;
+        members.push(scope.argsHash(s));
+      }
+      continue;
+    }
+    if (recordKey === key) answeredAt = s;
+    if (known?.includes(resultHash)) {
+      count += 1;
+      members.push(scope.argsHash(s));
+      continue;
+    }
+    if (known === undefined) answers.set(recordKey, [resultHash]);
+    else known.push(resultHash);
+    if (!isNoProgressOutcome(resultHash, scope.details(s)?.noProgress)) progressAt = s;
+  }
+  for (const sibling of inFlight) {
+    if (!answers.has(signatureKey(sibling.toolName, sibling.argsHash))) continue;
+    count += 1;
+    members.push(sibling.argsHash);
+  }
+  const answerIsCurrent = answeredAt >= 0 && progressAt <= answeredAt;
+  if (count === 0 && !answerIsCurrent) return NONE;
+  return { count, signatures: [...new Set(members)], answerIsCurrent };
+}
