@@ -257,7 +257,7 @@ export const GEN_AI_OPERATION_RUN_GUARDRAIL = 'run_guardrail';
 /** `gen_ai.guardrail.component.name` of the evidence span (and the second word of its name). */
 export const GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD = 'tool-loop-guard';
 export const ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME = 'gen_ai.guardrail.component.name';
-/** `input`: the guard judged a tool call before it ran. */
+/** `input`: the guard judged a tool call before it ran; `output`: its outcome. */
 export const ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE = 'gen_ai.guardrail.target.type';
 /** `tool_call`. */
 export const ATTR_GEN_AI_GUARDRAIL_TARGET_SUBTYPE = 'gen_ai.guardrail.target.subtype';
@@ -266,10 +266,14 @@ export const ATTR_GEN_AI_GUARDRAIL_TARGET_ID = 'gen_ai.guardrail.target.id';
 /** The guard's verdict (`deny` for a critical), kept apart from what was enforced (`action.type`). */
 export const ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE = 'gen_ai.guardrail.verdict.type';
 export const ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON = 'gen_ai.guardrail.verdict.reason';
-/** What was enforced: `block`, or `allow` in shadow mode. */
+/** What was enforced: `block`, `abort` (the run), or `allow` in shadow mode. */
 export const ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE = 'gen_ai.guardrail.action.type';
 export const GUARDRAIL_TARGET_INPUT = 'input';
+/** `output`: the guard judged a tool call's outcome (the post-compaction guard's abort). */
+export const GUARDRAIL_TARGET_OUTPUT = 'output';
 export const GUARDRAIL_TARGET_TOOL_CALL = 'tool_call';
 export const GUARDRAIL_VERDICT_DENY = 'deny';
 export const GUARDRAIL_ACTION_BLOCK = 'block';
 export const GUARDRAIL_ACTION_ALLOW = 'allow';
+/** The run was aborted (`compaction_loop_persisted`). */
+export const GUARDRAIL_ACTION_ABORT = 'abort';
