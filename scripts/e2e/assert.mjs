@@ -138,8 +138,8 @@ function incompleteness(trace, agent) {
   if (tools.length !== agent.calls)
     return `${agent.id}: ${tools.length} tool spans, the demo made ${agent.calls} calls`;
   const compactions = trace.spans.filter((s) => s.operationName === 'compaction.retry').length;
-  // Each critical has one evidence span (the demo registers its provider globally).
-  const evidence = agent.events.filter((e) => e.event === EVENT.blocked).length;
+  // Each critical and each abort has one evidence span (the demo registers its provider globally).
+  const evidence = agent.events.filter((e) => e.event === EVENT.blocked || e.event === EVENT.aborted).length;
   if (trace.spans.length !== 1 + tools.length + compactions + evidence)
     return `${agent.id}: ${trace.spans.length} spans, expected root + ${tools.length} tools + ${compactions} compaction.retry + ${evidence} ${EVIDENCE_SPAN}`;
   return undefined;
@@ -148,22 +148,24 @@ function incompleteness(trace, agent) {
 const EVIDENCE_SPAN = 'run_guardrail tool-loop-guard';
 
 /**
- * The evidence span of a blocked call: its child, ERROR, a deny verdict enforced as a block, and
- * span links (Jaeger's FOLLOWS_FROM references) to the loop's other tool calls in the same trace.
+ * The evidence span of a blocked (or aborting) call: its child, ERROR, a deny verdict enforced as
+ * a block (or a run abort, judged on the call's output), and span links (Jaeger's FOLLOWS_FROM
+ * references) to the loop's other tool calls in the same trace.
  */
-function checkEvidence(id, trace, blockedSpan) {
+function checkEvidence(id, trace, blockedSpan, blocked) {
   const children = trace.spans.filter(
     (s) =>
       s.operationName === EVIDENCE_SPAN &&
       s.references.some((r) => r.refType === 'CHILD_OF' && r.spanID === blockedSpan.spanID),
   );
-  check(children.length === 1, `${id}: the blocked call has one ${EVIDENCE_SPAN} child (found ${children.length})`);
+  check(children.length === 1, `${id}: the judged call has one ${EVIDENCE_SPAN} child (found ${children.length})`);
   const [evidence] = children;
   if (!evidence) return;
   const want = {
     'gen_ai.operation.name': 'run_guardrail',
     'gen_ai.guardrail.verdict.type': 'deny',
-    'gen_ai.guardrail.action.type': 'block',
+    'gen_ai.guardrail.action.type': blocked ? 'block' : 'abort',
+    'gen_ai.guardrail.target.type': blocked ? 'input' : 'output',
     'gen_ai.guardrail.target.id': tagOf(blockedSpan.tags, 'gen_ai.tool.call.id'),
     'otel.status_code': 'ERROR',
   };
@@ -176,14 +178,14 @@ function checkEvidence(id, trace, blockedSpan) {
     trace.spans.filter((s) => tagOf(s.tags, 'gen_ai.operation.name') === 'execute_tool').map((s) => [s.spanID, s]),
   );
   const links = evidence.references.filter((r) => r.refType === 'FOLLOWS_FROM');
-  // Every blocked loop has earlier members, also one across changing arguments (unknown_tool_repeat).
+  // Every stopped loop has earlier members, also one across changing arguments (unknown_tool_repeat).
   check(
     links.length > 0 && links.every((r) => tools.has(r.spanID)),
     `${id}: ${EVIDENCE_SPAN} links only to tool calls of its trace (${links.length} links)`,
   );
   check(
     links.every((r) => r.spanID !== blockedSpan.spanID),
-    `${id}: ${EVIDENCE_SPAN} does not link its parent, the blocked call`,
+    `${id}: ${EVIDENCE_SPAN} does not link its parent, the judged call`,
   );
 }
 
@@ -305,7 +307,7 @@ async function assertJaeger(svc, agents, found) {
         tagOf(span.tags, 'tool_loop.verdict') === (blocked ? 'critical' : 'aborted'),
         `${id}: the span's tool_loop.verdict is ${blocked ? 'critical' : 'aborted'}`,
       );
-      if (blocked) checkEvidence(id, trace, span);
+      checkEvidence(id, trace, span, blocked);
     }
   }
   console.log(

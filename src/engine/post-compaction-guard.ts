@@ -53,6 +53,8 @@ export type GuardVerdict =
       readonly detector: typeof COMPACTION_LOOP_PERSISTED_CODE;
       readonly count: number;
       readonly toolName: string;
+      /** The args hash of the repeated call: its records are the loop's members. */
+      readonly argsHash: string;
       readonly message: string;
     };
 
@@ -148,6 +150,7 @@ export class PostCompactionGuard {
       detector: COMPACTION_LOOP_PERSISTED_CODE,
       count: matches,
       toolName: call.toolName,
+      argsHash: call.argsHash,
       message: `CRITICAL: tool ${call.toolName} repeated ${matches} times with identical arguments and identical results within ${this.windowSize} attempts after auto-compaction. The compaction did not break the loop. Aborting to prevent runaway resource use.`,
     };
   }

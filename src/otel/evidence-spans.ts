@@ -26,6 +26,11 @@ export function isEvidenceContext(parentContext: Context): boolean {
 
 /** What an evidence span says about a critical verdict. */
 export interface Evidence {
+  /**
+   * What was judged: the call before it ran (`call`: a block), or its outcome (`outcome`: the
+   * post-compaction guard aborting the run).
+   */
+  readonly judged: 'call' | 'outcome';
   /** The loop event's attributes (detector, count, run, window, waste…), copied onto the span. */
   readonly attributes: Attributes;
   readonly message: string;
@@ -38,8 +43,9 @@ export interface Evidence {
 }
 
 /**
- * Creates the evidence span of each critical: `run_guardrail tool-loop-guard`, INTERNAL, a
- * child of the judged tool span, with a link to every other member call of the loop. A span
+ * Creates the evidence span of each critical and of each post-compaction abort:
+ * `run_guardrail tool-loop-guard`, INTERNAL, a child of the judged tool span, with a link to
+ * every other member call of the loop. A span
  * processor has no tracer of its own: it uses the `tracerProvider` option (a provider, or a
  * function returning one), else the global provider once one is registered; with neither
  * there is no evidence span.
@@ -71,11 +77,16 @@ export class EvidenceSpans {
       ...evidence.attributes,
       [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_RUN_GUARDRAIL,
       [sc.ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME]: sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD,
-      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE]: sc.GUARDRAIL_TARGET_INPUT,
+      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE]:
+        evidence.judged === 'call' ? sc.GUARDRAIL_TARGET_INPUT : sc.GUARDRAIL_TARGET_OUTPUT,
       [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_SUBTYPE]: sc.GUARDRAIL_TARGET_TOOL_CALL,
       [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE]: sc.GUARDRAIL_VERDICT_DENY,
       [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON]: evidence.message,
-      [sc.ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE]: evidence.shadow ? sc.GUARDRAIL_ACTION_ALLOW : sc.GUARDRAIL_ACTION_BLOCK,
+      [sc.ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE]: evidence.shadow
+        ? sc.GUARDRAIL_ACTION_ALLOW
+        : evidence.judged === 'call'
+          ? sc.GUARDRAIL_ACTION_BLOCK
+          : sc.GUARDRAIL_ACTION_ABORT,
     };
     if (evidence.toolCallId !== undefined) attributes[sc.ATTR_GEN_AI_GUARDRAIL_TARGET_ID] = evidence.toolCallId;
     // A span with a tool name is a tool call to every reader of the GenAI conventions (ours too, as

@@ -138,6 +138,7 @@ export class LoopEventEmitter {
       if (critical)
         this.guarded('the evidence span', () =>
           this.evidence.emit(span, {
+            judged: 'call',
             attributes: loopEventAttributes(fields, extra),
             message: shown.message,
             toolCallId,
@@ -177,32 +178,46 @@ export class LoopEventEmitter {
 
   /**
    * The post-compaction guard aborted the run on this span's outcome (in shadow mode: would
-   * have; only the `tool_loop.would_abort` event and the counter report it).
+   * have; only the `tool_loop.would_abort` event, the counter and the evidence span report it).
    */
-  abort(span: Span, scope: SpanScope, run: GuardedRun, verdict: GuardAbort, annotate: boolean): void {
+  abort(
+    span: Span,
+    scope: SpanScope,
+    run: GuardedRun,
+    verdict: GuardAbort,
+    annotate: boolean,
+    toolCallId?: string,
+  ): void {
     const { shadow } = this;
     if (annotate && !shadow)
       this.guarded('the tool_loop.verdict attribute', () =>
         span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED),
       );
-    this.emit(
-      span,
-      shadow ? sc.EVENT_TOOL_LOOP_WOULD_ABORT : sc.EVENT_TOOL_LOOP_ABORTED,
-      {
-        detector: verdict.detector,
-        level: sc.LEVEL_CRITICAL,
-        action: shadow ? sc.ACTION_WOULD_ABORT : sc.ACTION_ABORT,
-        count: verdict.count,
+    const fields: LoopEventFields = {
+      detector: verdict.detector,
+      level: sc.LEVEL_CRITICAL,
+      action: shadow ? sc.ACTION_WOULD_ABORT : sc.ACTION_ABORT,
+      count: verdict.count,
+      message: verdict.message,
+      runId: scope.runId,
+      toolName: verdict.toolName,
+      agentId: scope.agentId,
+    };
+    const extra: Attributes = {
+      [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED,
+      [sc.ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS]: verdict.preCompactionRepeats,
+    };
+    this.emit(span, shadow ? sc.EVENT_TOOL_LOOP_WOULD_ABORT : sc.EVENT_TOOL_LOOP_ABORTED, fields, extra, annotate);
+    this.guarded('the evidence span', () =>
+      this.evidence.emit(span, {
+        judged: 'outcome',
+        attributes: loopEventAttributes(fields, extra),
         message: verdict.message,
-        runId: scope.runId,
-        toolName: verdict.toolName,
-        agentId: scope.agentId,
-      },
-      {
-        [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED,
-        [sc.ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS]: verdict.preCompactionRepeats,
-      },
-      annotate,
+        toolCallId,
+        // The repeated call's records, before and after the compaction; the aborting one is the parent.
+        members: run.loop.memberRefs([verdict.argsHash]).filter((ref) => ref.spanId !== span.spanContext().spanId),
+        shadow,
+      }),
     );
     if (shadow) return;
     const error = CompactionLoopPersistedError.fromVerdict(verdict);

@@ -288,7 +288,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
         annotate,
         finished.tool.toolCallId,
       );
-    if (finished.abort) this.emitter.abort(target, finished.scope, finished.run, finished.abort, annotate);
+    if (finished.abort)
+      this.emitter.abort(target, finished.scope, finished.run, finished.abort, annotate, finished.tool.toolCallId);
     if (finished.windowClosed) this.emitter.windowClosed(target, finished.scope, finished.windowClosed, annotate);
     return finished.tool;
   }

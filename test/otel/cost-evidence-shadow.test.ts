@@ -13,7 +13,14 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ToolLoopSpanProcessor, traceRun, traceToolCall, type ToolLoopSpanProcessorOptions } from '../../src/index.js';
+import {
+  CompactionLoopPersistedError,
+  markCompactionRetry,
+  ToolLoopSpanProcessor,
+  traceRun,
+  traceToolCall,
+  type ToolLoopSpanProcessorOptions,
+} from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 import { CollectingReader } from '../helpers/collecting-reader.js';
 import { R, recordDiag, resetOtelGlobals } from '../helpers/otel-harness.js';
@@ -241,6 +248,49 @@ describe('the evidence span of a critical', () => {
       );
     expect(members).toHaveLength(4);
     expect(evidence.links.map((l) => l.context.spanId)).toEqual(members.map((t) => t.spanContext().spanId));
+  });
+
+  it('a post-compaction abort gets one too: target output, action abort, linked to the repeated calls', async () => {
+    const s = await setup({});
+    const execute = vi.fn(() => R('same'));
+    const outcome = await traceRun(s.tracer, { runId: 'run-compaction' }, async () => {
+      for (let i = 0; i < 5; i += 1) {
+        if (i === 2) markCompactionRetry(s.tracer);
+        await traceToolCall(s.tracer, { name: 'read', args: { path: '/a' }, callId: `call-${i}` }, execute);
+      }
+    }).then(
+      () => 'completed',
+      (error: unknown) => error,
+    );
+    expect(outcome).toBeInstanceOf(CompactionLoopPersistedError);
+    const spans = await s.spans();
+    const [aborted, ...moreAborts] = eventsOf(spans, sc.EVENT_TOOL_LOOP_ABORTED);
+    expect(moreAborts).toEqual([]);
+    const [evidence, ...more] = spans.filter((span) => span.name === 'run_guardrail tool-loop-guard');
+    expect(more).toEqual([]);
+    expect(evidence.parentSpanContext?.spanId).toBe(aborted.span.spanContext().spanId);
+    expect(evidence.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: aborted.event.attributes?.[sc.ATTR_TOOL_LOOP_MESSAGE],
+    });
+    expect(evidence.attributes).toMatchObject({
+      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE]: 'output',
+      [sc.ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE]: 'abort',
+      [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE]: 'deny',
+      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_ID]: 'call-4',
+      [sc.ATTR_TOOL_LOOP_DETECTOR]: sc.COMPACTION_LOOP_PERSISTED,
+      [sc.ATTR_TOOL_LOOP_ACTION]: sc.ACTION_ABORT,
+    });
+    // Every other call of the repeated read, before and after the compaction, in call order.
+    const reads = spans
+      .filter((span) => span.name === 'execute_tool read' && span !== aborted.span)
+      .sort((a, b) =>
+        String(a.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID]).localeCompare(
+          String(b.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID]),
+        ),
+      );
+    expect(reads).toHaveLength(4);
+    expect(evidence.links.map((l) => l.context.spanId)).toEqual(reads.map((t) => t.spanContext().spanId));
   });
 
   it('evidenceSpans: false turns it off', async () => {
