@@ -12,7 +12,7 @@
 #      Prometheus with the shipped rules, Alertmanager and a webhook receiver, plus the load-balancing tier:
 #      collector/loadbalancer.yaml in front of two collectors running otel-collector.yaml;
 #   4. runs the demo (node dist/esm/cli/demo.js) exporting spans and the library's counter over OTLP/HTTP,
-#      once to the collector and once to the load balancer;
+#      to the collector (enforcing, then in shadow mode) and to the load balancer;
 #   5. asserts through each program's API (scripts/e2e/assert.mjs) and stops everything it started,
 #      on success and on failure.
 #
@@ -32,6 +32,7 @@ JAEGER_MODULE_VERSION=v1.76.0     # github.com/jaegertracing/jaeger (Jaeger v2 l
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/tool-loop-guard/e2e"
 SERVICE=tool-loop-guard-e2e       # service.name (Prometheus job) of the demo run against the collector
 SERVICE_LB=tool-loop-guard-e2e-lb # service.name of the demo run against the load balancer
+SERVICE_SHADOW=tool-loop-guard-e2e-shadow # the demo in shadow mode (TOOL_LOOP_GUARD_MODE=shadow)
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/tlg-e2e.XXXXXX")"
 LOGS="$WORK/logs"
@@ -291,7 +292,7 @@ if [ ! -f dist/esm/cli/demo.js ] || [ -n "$(find src -name '*.ts' -newer dist/es
   npm run -s build
 fi
 run_demo() {
-  OTEL_EXPORTER_OTLP_ENDPOINT="$2" OTEL_SERVICE_NAME="$1" \
+  OTEL_EXPORTER_OTLP_ENDPOINT="$2" OTEL_SERVICE_NAME="$1" TOOL_LOOP_GUARD_MODE="${3:-enforce}" \
     node dist/esm/cli/demo.js >"$WORK/$1.demo.txt" 2>&1 \
     || { cat "$WORK/$1.demo.txt"; fail "the demo failed"; }
   tail -n 1 "$WORK/$1.demo.txt"
@@ -306,6 +307,12 @@ export E2E_BACKEND_METRICS_URLS="http://127.0.0.1:$B1_PROM/metrics http://127.0.
 
 stage "assert: Jaeger, Prometheus, Alertmanager"
 node scripts/e2e/assert.mjs single "$SERVICE" "$WORK/$SERVICE.demo.txt"
+
+stage "demo in shadow mode -> collector"
+run_demo "$SERVICE_SHADOW" "http://127.0.0.1:$COL_HTTP" shadow
+
+stage "assert: shadow mode (would_* events and counters, no alert)"
+node scripts/e2e/assert.mjs shadow "$SERVICE_SHADOW" "$WORK/$SERVICE_SHADOW.demo.txt"
 
 # ── 5. the load-balancing tier ───────────────────────────────────────────────────────────────────────
 stage "demo -> load balancer -> 2 backends"

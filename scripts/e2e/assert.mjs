@@ -27,6 +27,12 @@ const EVENT = {
   aborted: 'tool_loop.aborted',
   armed: 'tool_loop.guard_armed',
 };
+/** Shadow mode's events, and the `tool_loop.action` of each. */
+const SHADOW_ACTION_OF = {
+  'tool_loop.would_warn': 'would_warn',
+  'tool_loop.would_block': 'would_block',
+  'tool_loop.would_abort': 'would_abort',
+};
 /** Count-connector metric and library `tool_loop.action` value of each event. */
 const METRIC_OF = {
   [EVENT.warning]: 'tool_loop_warnings_total',
@@ -138,8 +144,12 @@ function incompleteness(trace, agent) {
   if (tools.length !== agent.calls)
     return `${agent.id}: ${tools.length} tool spans, the demo made ${agent.calls} calls`;
   const compactions = trace.spans.filter((s) => s.operationName === 'compaction.retry').length;
-  // Each critical and each abort has one evidence span (the demo registers its provider globally).
-  const evidence = agent.events.filter((e) => e.event === EVENT.blocked || e.event === EVENT.aborted).length;
+  // Each critical and each abort has one evidence span (the demo registers its provider globally). In
+  // shadow mode the demo prints no events: its criticals are the trace's would_block and would_abort.
+  const stops = new Set([EVENT.blocked, EVENT.aborted, 'tool_loop.would_block', 'tool_loop.would_abort']);
+  const evidence = agent.shadow
+    ? trace.spans.flatMap(eventsOf).filter((e) => stops.has(e.event)).length
+    : agent.events.filter((e) => stops.has(e.event)).length;
   if (trace.spans.length !== 1 + tools.length + compactions + evidence)
     return `${agent.id}: ${trace.spans.length} spans, expected root + ${tools.length} tools + ${compactions} compaction.retry + ${evidence} ${EVIDENCE_SPAN}`;
   return undefined;
@@ -526,9 +536,91 @@ async function lb() {
   );
 }
 
-const modes = { single, lb };
+/**
+ * The demo run in shadow mode (TOOL_LOOP_GUARD_MODE=shadow): every run goes on to its own end, the
+ * spans carry only would_* events (and the evidence spans of would-be criticals, enforcing nothing),
+ * the collector's tool_loop_shadow_verdicts_total and the library's counter equal those events, and
+ * no alert fires or is pending for the service.
+ */
+async function shadow() {
+  const agents = readDemo(demoOutput);
+  for (const a of agents.values()) {
+    check(a.events.length === 0, `${a.id}: shadow mode prints no verdict (callbacks are not called)`);
+    a.shadow = true;
+  }
+  const found = await completeTraces([JAEGER[0]], service, agents);
+  const traces = [...found.values()].map((f) => f.trace);
+  const inSpans = countEvents(traces);
+  const enforced = Object.keys(inSpans).filter((k) =>
+    [EVENT.warning, EVENT.blocked, EVENT.aborted].includes(k.split('|')[0]),
+  );
+  check(enforced.length === 0, `no enforced event in shadow mode (found ${enforced.join(', ')})`);
+  for (const event of Object.keys(SHADOW_ACTION_OF))
+    check(
+      Object.keys(inSpans).some((k) => k.startsWith(`${event}|`)),
+      `the demo's loops give ${event} events (found ${show(inSpans)})`,
+    );
+  const spans = traces.flatMap((t) => t.spans);
+  check(
+    spans.every((s) => tagOf(s.tags, 'tool_loop.verdict') === undefined),
+    'no span carries tool_loop.verdict in shadow mode',
+  );
+  const evidence = spans.filter((s) => s.operationName === EVIDENCE_SPAN);
+  check(
+    evidence.length > 0 &&
+      evidence.every(
+        (s) =>
+          tagOf(s.tags, 'gen_ai.guardrail.action.type') === 'allow' && tagOf(s.tags, 'otel.status_code') !== 'ERROR',
+      ),
+    `${evidence.length} ${EVIDENCE_SPAN} span(s), each enforcing nothing (action allow, status not ERROR)`,
+  );
+
+  const want = {};
+  for (const [key, n] of Object.entries(inSpans)) {
+    const [event, agent, detector] = key.split('|');
+    const action = SHADOW_ACTION_OF[event];
+    if (!action) continue;
+    for (const name of ['tool_loop_shadow_verdicts_total', 'tool_loop_events_total']) {
+      const k = `${name}|${action}|${agent}|${detector}`;
+      want[k] = (want[k] ?? 0) + n;
+    }
+  }
+  const prom = env('E2E_PROMETHEUS_URL');
+  const q = `{__name__=~"tool_loop_.+_total", __name__!="tool_loop_recovery_total", job="${service}"}`;
+  await eventually('Prometheus shadow counters equal the would_* events', async (why) => {
+    const r = await getJson(`${prom}/api/v1/query?query=${encodeURIComponent(q)}`);
+    const got = {};
+    for (const x of r.data.result) {
+      const m = x.metric;
+      // The guard is armed in shadow mode as in any other (tool_loop.guard_armed; action arm).
+      if (m.__name__ === 'tool_loop_guard_armed_total' || m.tool_loop_action === 'arm') continue;
+      const k = `${m.__name__}|${m.tool_loop_action}|${m.gen_ai_agent_id}|${m.tool_loop_detector}`;
+      got[k] = (got[k] ?? 0) + Number(x.value[1]);
+    }
+    if (!same(got, want)) return why(`got ${show(got)}\n  want ${show(want)}`);
+    return got;
+  });
+  checks++;
+  // Every rule evaluation after the series were there must leave the service without an alert.
+  const seenAt = Date.now() / 1000;
+  await eventually('a rule evaluation after the shadow series arrived', async (why) => {
+    const { data } = await getJson(`${prom}/api/v1/rules`);
+    const evaluated = data.groups.every((g) => Date.parse(g.lastEvaluation) / 1000 > seenAt + 1);
+    return evaluated ? true : why('the rule groups have not been evaluated since');
+  });
+  const alerts = await getJson(`${prom}/api/v1/query?query=${encodeURIComponent(`ALERTS{job="${service}"}`)}`);
+  check(
+    alerts.data.result.length === 0,
+    `no alert firing or pending for the shadow service (found ${alerts.data.result.map((a) => `${a.metric.alertname}/${a.metric.alertstate}`).join(', ')})`,
+  );
+  console.log(
+    `shadow: ${Object.keys(want).length / 2} would_* series in tool_loop_shadow_verdicts_total and tool_loop_events_total equal the spans' events; ${evidence.length} evidence spans enforce nothing; no alert`,
+  );
+}
+
+const modes = { single, lb, shadow };
 if (!modes[mode] || !service || !demoOutput) {
-  console.error('usage: node scripts/e2e/assert.mjs single|lb <service.name> <demo output file>');
+  console.error('usage: node scripts/e2e/assert.mjs single|lb|shadow <service.name> <demo output file>');
   process.exit(2);
 }
 try {
