@@ -236,14 +236,14 @@ function memory(): void {
     details[`memory_${mode}`] = r;
     if (mode === 'live') {
       console.log(
-        `\nmemory (live): ${r.runs} live runs x ${r.recordsPerRun} records: heap +${(r.deltaBytes / 1048576).toFixed(1)} MB (${r.bytesPerRun.toFixed(0)} B/run); liveRuns=${r.liveRuns}`,
+        `\nmemory (live): ${r.runs} live runs x ${r.recordsPerRun} records: heap + ArrayBuffers +${(r.deltaBytes / 1048576).toFixed(1)} MB (${r.bytesPerRun.toFixed(0)} B/run); liveRuns=${r.liveRuns}`,
       );
       if (r.liveRuns !== r.runs) sanity.push(`memory (live): expected ${r.runs} live runs, got ${r.liveRuns}`);
       figures[`memory: 10 000 live runs x 30 records, MB${SMOKE ? ' (extrapolated)' : ''}`] =
         (r.deltaBytes / r.runs / 1048576) * 10_000;
     } else {
       console.log(
-        `\nmemory (sequential): ${r.runs} runs; heap after GC: baseline ${(r.baselineBytes / 1048576).toFixed(1)} MB, final ${(r.finalBytes / 1048576).toFixed(1)} MB; liveRuns=${r.liveRuns}`,
+        `\nmemory (sequential): ${r.runs} runs; heap + ArrayBuffers after GC: baseline ${(r.baselineBytes / 1048576).toFixed(1)} MB, final ${(r.finalBytes / 1048576).toFixed(1)} MB; liveRuns=${r.liveRuns}`,
       );
       if (r.liveRuns !== 0) sanity.push(`memory (sequential): ${r.liveRuns} runs still live after their roots ended`);
       figures['memory: sequential runs, final / baseline heap'] = r.finalBytes / r.baselineBytes;

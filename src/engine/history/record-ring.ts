@@ -5,42 +5,85 @@ import type { OutcomeHash, OutcomeKind, ResultFields, ToolCallRecord } from '../
  * Memory layout (memory is bounded, and it is paid per record; docs/performance.md,
  * target 4). A span processor holds one history per live run, so the per-record and per-run
  * costs are what matter:
- * - A scope's records live in one array, STRIDE slots per record, used as a ring: no object
- *   header per record and no queue of pointers to records. Capacity doubles up to
- *   `historySize`, so a full history of 30 uses exactly 30 × 4 slots. The tool name is not
- *   stored: an args hash begins with it.
+ * - A scope's records live in one Int32Array used as a ring, STRIDE numbers per record: no
+ *   object header per record, no queue of pointers to records, and no string per hash. An
+ *   args hash this package computes is `<toolName>:<16 hex digits>`: it is stored as an index
+ *   into the scope's table of tool names and the digest's two 32-bit halves; a result hash
+ *   (`<16 hex digits>`, or `error:` and them) as its halves and its form. The strings are
+ *   rebuilt only where a method returns one. A hash of any other form is kept as a string,
+ *   beside the ring.
+ * - Call ids are stored as their Latin-1 characters, four to a number, in a second ring in
+ *   the same array, in record order (records leave oldest first, so the characters do too).
+ * - Capacity doubles up to `historySize`, so a full history of 30 uses exactly 30 records.
+ * - Outcomes with more than a hash (a DetailedOutcome), hashes and call ids of other forms
+ *   live in arrays by ring position, made on first use; a `write` whose only fact is its
+ *   target keeps just the target hash there.
  * - The window shared by all scopes needs no queue of its own while a single scope holds
  *   records (the processor's case: its histories are per run); with several scopes, a queue
  *   says which scope each record of the window belongs to.
  * - Signature lookups scan the scope below INDEX_FROM records (bounded, one scan per call,
- *   where a map per run would cost ~1 KB); larger scopes keep a map from args hash to its newest record and count,
- *   and a link from each record to the next older one of its signature, so that per-call
- *   work does not grow with `historySize` (target 5).
- * - Timestamps are stored as offsets from the scope's first one: small integers (Smis) for
- *   a millisecond clock, where an absolute `Date.now()` would be a boxed heap number.
- * - String instances are shared where the value repeats (the args hash of a signature
- *   already in scope, a result hash equal to the signature's previous one), and stored
- *   strings are flattened (see {@link flat}).
+ *   where a map per run would cost ~1 KB); larger scopes keep a map from signature key to its
+ *   newest record and count, and a link from each record to the next older one of its
+ *   signature, so that per-call work does not grow with `historySize` (target 5).
+ * - Timestamps are stored as int32 offsets from the scope's first one.
  */
 
-// Slots of one record, STRIDE apart in a scope's ring.
-/** The args hash, which names the tool (`<toolName>:<digest>`); else a {@link NamedArgsHash}. */
-const CALL = 0;
-const TOOL_CALL_ID = 1;
-/** `undefined` while pending; the result hash; or a {@link DetailedOutcome}. */
-const OUTCOME = 2;
+// Numbers of one record, STRIDE apart in a scope's ring.
+const ARGS_HI = 0;
+const ARGS_LO = 1;
+const RESULT_HI = 2;
+const RESULT_LO = 3;
 /** The timestamp minus the scope's epoch. */
-const TIME = 3;
-const STRIDE = 4;
+const TIME = 4;
+/** See the META_* masks. */
+const META = 5;
+/** Where the call id's characters start in the id ring (a word index). */
+const ID_AT = 6;
+const STRIDE = 7;
+
+/** Index of the tool name in the scope's table (args hash in digest form). */
+const META_TOOL = 0xff;
+/** Tool tables hold at most this many names; a call of another tool keeps its args hash as a string. */
+const MAX_TOOLS = 0xff;
+/** The args hash is a string in `calls` (a {@link StoredCall}). */
+const META_ARGS_STRING = 1 << 8;
+const RESULT_SHIFT = 9;
+const META_RESULT = 7 << RESULT_SHIFT;
+/** Still waiting for its outcome. */
+const RESULT_PENDING = 0;
+/** `<hex>` in RESULT_HI/LO. */
+const RESULT_HEX = 1 << RESULT_SHIFT;
+/** `error:<hex>` in RESULT_HI/LO. */
+const RESULT_ERROR_HEX = 2 << RESULT_SHIFT;
+/** A string in `outcomes`. */
+const RESULT_STRING = 3 << RESULT_SHIFT;
+/** A {@link DetailedOutcome} in `outcomes`, which holds the hash (if any). */
+const RESULT_DETAILED = 4 << RESULT_SHIFT;
+/** With RESULT_HEX or RESULT_ERROR_HEX: a `write-mutation` whose target hash is the string in `outcomes`. */
+const META_MUTATION = 1 << 12;
+const ID_SHIFT = 13;
+const META_ID = 3 << ID_SHIFT;
+const ID_NONE = 0;
+/** Latin-1 characters in the id ring; their count in META_ID_LENGTH. */
+const ID_PACKED = 1 << ID_SHIFT;
+/** A string in `ids`. */
+const ID_STRING = 2 << ID_SHIFT;
+const ID_LENGTH_SHIFT = 16;
+/** Longest call id packed (longer ones are kept as strings). */
+const MAX_PACKED_ID = 0x7fff;
+
+const ERROR_PREFIX = 'error:';
+const DIGEST_LENGTH = 16;
 
 /** Scopes with at least this many records get a {@link SignatureIndex}; smaller ones are scanned. */
 const INDEX_FROM = 48;
 /** Smallest ring allocated for a scope, in records. */
 const MIN_CAPACITY = 4;
+const NO_NUMBERS = new Int32Array(0);
 
 /**
  * An outcome with more than a result hash: an unknown tool's name, an outcome kind, a failure
- * identity… (rare: kept out of the common record layout, where the slot holds the hash itself).
+ * identity… (rare: kept out of the common record layout, where the ring holds the hash itself).
  * A loop veto is one with an outcome kind and no hash.
  */
 export class DetailedOutcome {
@@ -85,11 +128,22 @@ function isDetailed(outcome: OutcomeHash, similarity: boolean): boolean {
   );
 }
 
-/** `undefined` while pending; else the result hash, or a {@link DetailedOutcome}. */
-type Outcome = string | DetailedOutcome | undefined;
+/** Whether a detailed outcome is only a `write`'s target (then its target hash is all that is kept besides the hash). */
+function isMutationOnly(outcome: OutcomeHash, similarity: boolean): boolean {
+  return (
+    outcome.outcomeKind === 'write-mutation' &&
+    outcome.mutationTargetHash !== undefined &&
+    outcome.resultHash !== undefined &&
+    !(similarity && outcome.similarity !== undefined) &&
+    outcome.unknownToolName === undefined &&
+    outcome.failureIdentityHash === undefined &&
+    outcome.noProgress === undefined &&
+    outcome.typedError === undefined
+  );
+}
 
-/** An args hash that does not begin with `<toolName>:` (not one of ours), stored with its tool name. */
-class NamedArgsHash {
+/** An args hash kept as a string: one that is not `<toolName>:<16 hex digits>`, or a tool the table has no room for. */
+class StoredCall {
   /** Its signature key (see {@link signatureKey}). */
   readonly key: string;
 
@@ -97,11 +151,9 @@ class NamedArgsHash {
     readonly toolName: string,
     readonly argsHash: string,
   ) {
-    this.key = joinedKey(toolName, argsHash);
+    this.key = signatureKey(toolName, argsHash);
   }
 }
-
-type Call = string | NamedArgsHash;
 
 /** Whether `argsHash` is `<toolName>:<digest without ':'>`, so that the tool name can be read back from it. */
 function namesTool(argsHash: string, toolName: string): boolean {
@@ -135,14 +187,65 @@ function escapeKeyPart(text: string): string {
 }
 
 /**
- * Returns `s`, flattened. A concatenated string is a rope of several heap objects
- * (`<tool>:<digest>` is built as one, and so is a digest with leading zeros from `padStart`);
- * reading a character makes V8 flatten it in place, and the next GC drops the rope in favour
- * of the flat copy (~40 B instead of ~90 B per args hash). Harmless on engines that do not.
+ * Returns `s`, flattened. A concatenated string is a rope of several heap objects; reading a
+ * character makes V8 flatten it in place, and the next GC drops the rope in favour of the
+ * flat copy. Harmless on engines that do not.
  */
 function flat<T extends string | undefined>(s: T): T {
   if (typeof s === 'string') s.charCodeAt(0);
   return s;
+}
+
+/** The value of 8 lowercase hex digits of `text` from `at` (0 ≤ value < 2³²), or -1. */
+function hex8(text: string, at: number): number {
+  let value = 0;
+  for (let i = at; i < at + 8; i += 1) {
+    const c = text.charCodeAt(i);
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/** Whether `text` ends, from `at`, with exactly 16 lowercase hex digits. */
+function isDigestAt(text: string, at: number): boolean {
+  return text.length === at + DIGEST_LENGTH && hex8(text, at) >= 0 && hex8(text, at + 8) >= 0;
+}
+
+const hexDigit = (nibble: number): number => nibble + (nibble < 10 ? 0x30 : 0x57);
+
+/** The 16 lowercase hex digits of a digest's two halves, as one flat string. */
+function digestText(hi: number, lo: number): string {
+  return String.fromCharCode(
+    hexDigit((hi >>> 28) & 15),
+    hexDigit((hi >>> 24) & 15),
+    hexDigit((hi >>> 20) & 15),
+    hexDigit((hi >>> 16) & 15),
+    hexDigit((hi >>> 12) & 15),
+    hexDigit((hi >>> 8) & 15),
+    hexDigit((hi >>> 4) & 15),
+    hexDigit(hi & 15),
+    hexDigit((lo >>> 28) & 15),
+    hexDigit((lo >>> 24) & 15),
+    hexDigit((lo >>> 20) & 15),
+    hexDigit((lo >>> 16) & 15),
+    hexDigit((lo >>> 12) & 15),
+    hexDigit((lo >>> 8) & 15),
+    hexDigit((lo >>> 4) & 15),
+    hexDigit(lo & 15),
+  );
+}
+
+/**
+ * Words of the id ring a call id takes (four characters each): 0 for none or an empty one, -1
+ * for one kept as a string instead (a character beyond Latin-1, or too long).
+ */
+function packedWords(toolCallId: string | undefined): number {
+  if (toolCallId === undefined) return 0;
+  if (toolCallId.length > MAX_PACKED_ID) return -1;
+  for (let i = 0; i < toolCallId.length; i += 1) if (toolCallId.charCodeAt(i) > 0xff) return -1;
+  return (toolCallId.length + 3) >>> 2;
 }
 
 /** Per-signature lookups of a large scope (see {@link ScopeLog.index}). */
@@ -170,11 +273,26 @@ export class ScopeLog {
   alternationTail = 0;
   /** Records with a typed-error identity: most scopes have none, and then no detector scans for one. */
   typedErrors = 0;
-  private slots: unknown[] = [];
+  /** The record ring (capacity × STRIDE), then the id ring (idWords). */
+  private numbers: Int32Array = NO_NUMBERS;
   /** Records the ring holds (an integer field: `seq % capacity` must stay an integer modulo). */
   private capacity = 0;
-  /** Timestamps are stored minus this (the first timestamp; -0 once offsets stopped being exact). */
-  private epoch: number | undefined = undefined;
+  /** Words of the id ring, each holding four Latin-1 characters. */
+  private idWords = 0;
+  /** Words of the id ring in use, and the next free one. */
+  private idUsed = 0;
+  private idEnd = 0;
+  /** The tool names of digest-form args hashes, by index. */
+  private tools: string[] = [];
+  /** By ring position: args hashes kept as strings. */
+  private calls: (StoredCall | undefined)[] | undefined = undefined;
+  /** By ring position: a DetailedOutcome, a result hash kept as a string, or a mutation target hash. */
+  private outcomes: (DetailedOutcome | string | undefined)[] | undefined = undefined;
+  /** By ring position: call ids kept as strings. */
+  private ids: (string | undefined)[] | undefined = undefined;
+  /** By ring position: timestamps, once one was not an exact int32 offset from the epoch. */
+  private times: number[] | undefined = undefined;
+  private epoch = 0;
   /** Present once the scope has reached INDEX_FROM records. */
   private index: SignatureIndex | undefined = undefined;
   /**
@@ -184,6 +302,12 @@ export class ScopeLog {
   private lastKey: string | undefined = undefined;
   private lastNewest = -1;
   private lastCount = 0;
+  /** The key last parsed for a scan: whether it is `<tool>:<digest>`, the tool's index (-1: none), the digest's halves. */
+  private probeKey: string | undefined = undefined;
+  private probeDigest = false;
+  private probeTool = -1;
+  private probeHi = 0;
+  private probeLo = 0;
 
   readonly runId: string | undefined;
 
@@ -197,53 +321,115 @@ export class ScopeLog {
   }
 
   toolName(seq: number): string {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? call.slice(0, call.lastIndexOf(':')) : call.toolName;
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const meta = this.numbers[at + META];
+    return meta & META_ARGS_STRING ? this.calls![i]!.toolName : this.tools[meta & META_TOOL];
   }
 
-  /** Whether the record is a call of `toolName` (without building the stored name). */
+  /** Whether the record is a call of `toolName`. */
   isToolName(seq: number, toolName: string): boolean {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? namesTool(call, toolName) : call.toolName === toolName;
+    return this.toolName(seq) === toolName;
   }
 
   argsHash(seq: number): string {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? call : call.argsHash;
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const meta = this.numbers[at + META];
+    if (meta & META_ARGS_STRING) return this.calls![i]!.argsHash;
+    return flat(
+      `${this.tools[meta & META_TOOL]}:${digestText(this.numbers[at + ARGS_HI], this.numbers[at + ARGS_LO])}`,
+    );
   }
 
   /** The record's signature key. */
   keyOf(seq: number): string {
-    const call = this.slots[this.position(seq) + CALL] as Call;
-    return typeof call === 'string' ? call : call.key;
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    return this.numbers[at + META] & META_ARGS_STRING ? this.calls![i]!.key : this.argsHash(seq);
   }
 
   toolCallId(seq: number): string | undefined {
-    return this.slots[this.position(seq) + TOOL_CALL_ID] as string | undefined;
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const meta = this.numbers[at + META];
+    const form = meta & META_ID;
+    if (form === ID_NONE) return undefined;
+    if (form === ID_STRING) return this.ids![i];
+    const length = meta >>> ID_LENGTH_SHIFT;
+    const codes = new Array<number>(length);
+    const from = this.numbers[at + ID_AT];
+    for (let c = 0; c < length; c += 1) codes[c] = this.idChar(from, c);
+    return String.fromCharCode(...codes);
+  }
+
+  /** Whether the record's call id is `toolCallId` (compared where it is stored, building no string). */
+  hasToolCallId(seq: number, toolCallId: string | undefined): boolean {
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const meta = this.numbers[at + META];
+    const form = meta & META_ID;
+    if (form === ID_NONE || toolCallId === undefined) return form === ID_NONE && toolCallId === undefined;
+    if (form === ID_STRING) return this.ids![i] === toolCallId;
+    const length = meta >>> ID_LENGTH_SHIFT;
+    if (toolCallId.length !== length) return false;
+    const from = this.numbers[at + ID_AT];
+    for (let c = 0; c < length; c += 1) if (this.idChar(from, c) !== toolCallId.charCodeAt(c)) return false;
+    return true;
   }
 
   resultHash(seq: number): string | undefined {
-    const outcome = this.slots[this.position(seq) + OUTCOME] as Outcome;
-    return typeof outcome === 'object' ? outcome.resultHash : outcome;
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const form = this.numbers[at + META] & META_RESULT;
+    if (form === RESULT_HEX) return digestText(this.numbers[at + RESULT_HI], this.numbers[at + RESULT_LO]);
+    if (form === RESULT_ERROR_HEX)
+      return ERROR_PREFIX + digestText(this.numbers[at + RESULT_HI], this.numbers[at + RESULT_LO]);
+    if (form === RESULT_PENDING) return undefined;
+    const outcome = this.outcomes![i]!;
+    return typeof outcome === 'string' ? outcome : outcome.resultHash;
   }
 
   /** Whether the record still waits for its outcome (a loop veto has an outcome, without a hash). */
   isPending(seq: number): boolean {
-    return this.slots[this.position(seq) + OUTCOME] === undefined;
+    return (this.numbers[this.position(seq) + META] & META_RESULT) === RESULT_PENDING;
   }
 
   /** The record's outcome details, when it has more than a hash (else `undefined`). */
   details(seq: number): DetailedOutcome | undefined {
-    const outcome = this.slots[this.position(seq) + OUTCOME] as Outcome;
-    return typeof outcome === 'object' ? outcome : undefined;
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const meta = this.numbers[at + META];
+    if ((meta & META_RESULT) === RESULT_DETAILED) return this.outcomes![i] as DetailedOutcome;
+    if (!(meta & META_MUTATION)) return undefined;
+    // Built once a reader asks (only detectors of writes do), then kept as any other.
+    const mutationTargetHash = this.outcomes![i] as string;
+    const details = new DetailedOutcome(
+      { outcomeKind: 'write-mutation', mutationTargetHash },
+      this.resultHash(seq),
+      false,
+    );
+    this.outcomes![i] = details;
+    this.numbers[at + META] = (meta & ~(META_RESULT | META_MUTATION)) | RESULT_DETAILED;
+    return details;
   }
 
   unknownToolName(seq: number): string | undefined {
-    return this.details(seq)?.unknownToolName;
+    return this.storedDetails(seq)?.unknownToolName;
   }
 
   outcomeKind(seq: number): OutcomeKind | undefined {
-    return this.details(seq)?.outcomeKind;
+    if (this.numbers[this.position(seq) + META] & META_MUTATION) return 'write-mutation';
+    return this.storedDetails(seq)?.outcomeKind;
+  }
+
+  /** The record's DetailedOutcome when one is stored (not one rebuilt from a mutation target). */
+  private storedDetails(seq: number): DetailedOutcome | undefined {
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    return (this.numbers[at + META] & META_RESULT) === RESULT_DETAILED
+      ? (this.outcomes![i] as DetailedOutcome)
+      : undefined;
   }
 
   /** The newest record with this signature key, or -1. */
@@ -280,15 +466,47 @@ export class ScopeLog {
     this.lastCount = count;
   }
 
+  /** Parses a signature key into the digest form the ring stores (once per key: a scan compares numbers). */
+  private probe(key: string): void {
+    if (key === this.probeKey) return;
+    this.probeKey = key;
+    this.probeTool = -1;
+    this.probeDigest = false;
+    const at = key.length - DIGEST_LENGTH;
+    if (at < 1 || key.charCodeAt(at - 1) !== 0x3a) return;
+    const hi = hex8(key, at);
+    const lo = hi < 0 ? -1 : hex8(key, at + 8);
+    if (lo < 0) return;
+    this.probeDigest = true;
+    this.probeHi = hi | 0;
+    this.probeLo = lo | 0;
+    const { tools } = this;
+    for (let t = 0; t < tools.length; t += 1) {
+      if (tools[t].length === at - 1 && key.startsWith(tools[t])) {
+        this.probeTool = t;
+        return;
+      }
+    }
+  }
+
   /** The newest record at or before `seq` with this signature key, or -1 (walks ring positions: no `%` per record). */
   private scanBack(seq: number, key: string): number {
     if (seq < this.first) return -1;
-    const { slots } = this;
+    this.probe(key);
+    const { numbers, probeTool, probeHi, probeLo } = this;
+    const top = this.capacity * STRIDE;
     let at = this.position(seq);
     for (let s = seq; s >= this.first; s -= 1) {
-      const call = slots[at + CALL] as Call;
-      if ((typeof call === 'string' ? call : call.key) === key) return s;
-      at = (at === 0 ? slots.length : at) - STRIDE;
+      const meta = numbers[at + META];
+      if (meta & META_ARGS_STRING) {
+        if (this.calls![at / STRIDE]!.key === key) return s;
+      } else if (
+        (meta & META_TOOL) === probeTool &&
+        numbers[at + ARGS_LO] === probeLo &&
+        numbers[at + ARGS_HI] === probeHi
+      )
+        return s;
+      at = (at === 0 ? top : at) - STRIDE;
     }
     return -1;
   }
@@ -303,21 +521,46 @@ export class ScopeLog {
   ): number {
     const key = signatureKey(toolName, argsHash);
     const newest = this.newestOf(key);
-    // Reuse the stored instance of a signature already in scope.
-    const storedArgsHash = newest >= 0 ? this.argsHash(newest) : flat(argsHash);
-    this.alternationTail = this.nextAlternationTail(argsHash);
-    if (this.length === this.capacity) this.grow(this.nextCapacity(historySize));
+    if (this.length === this.capacity) this.relayout(this.nextCapacity(historySize), this.idWords);
+    const idWords = packedWords(toolCallId);
+    if (idWords > 0 && this.idUsed + idWords > this.idWords) {
+      const needed = this.idUsed + idWords;
+      // An eighth to spare: ids of varying length then rarely make the ring grow again.
+      this.relayout(this.capacity, needed + (needed >>> 3) + 1);
+    }
     const seq = this.end;
-    const at = this.position(seq);
-    const call: Call = namesTool(storedArgsHash, toolName)
-      ? storedArgsHash
-      : new NamedArgsHash(toolName, storedArgsHash);
-    this.slots[at + CALL] = call;
-    this.slots[at + TOOL_CALL_ID] = flat(toolCallId);
-    this.slots[at + OUTCOME] = undefined;
-    this.slots[at + TIME] = this.timeOffset(timestamp);
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const { numbers } = this;
+    // The key was parsed by the lookup above (or is parsed now, in an empty scope).
+    this.probe(key);
+    const { probeHi, probeLo } = this;
+    const tool = key === argsHash && this.probeDigest ? this.toolIndex(toolName) : -1;
+    let meta: number;
+    if (tool >= 0) {
+      meta = tool;
+      numbers[at + ARGS_HI] = probeHi;
+      numbers[at + ARGS_LO] = probeLo;
+    } else {
+      meta = META_ARGS_STRING;
+      // Reuse the stored instance of a signature already in scope.
+      const stored = newest >= 0 && (numbers[this.position(newest) + META] & META_ARGS_STRING) !== 0;
+      (this.calls ??= new Array(this.capacity))[i] = stored
+        ? this.calls[newest % this.capacity]
+        : new StoredCall(flat(toolName), flat(argsHash));
+    }
+    numbers[at + TIME] = this.timeOffset(timestamp, i);
+    if (toolCallId === undefined) numbers[at + META] = meta;
+    else if (idWords < 0) {
+      numbers[at + META] = meta | ID_STRING;
+      (this.ids ??= new Array(this.capacity))[i] = flat(toolCallId);
+    } else {
+      numbers[at + META] = meta | ID_PACKED | (toolCallId.length << ID_LENGTH_SHIFT);
+      numbers[at + ID_AT] = this.packId(toolCallId, idWords);
+    }
     this.end += 1;
-    if (this.index) this.indexRecord(seq, typeof call === 'string' ? call : call.key, newest);
+    this.alternationTail = this.nextAlternationTail(seq);
+    if (this.index) this.indexRecord(seq, key, newest);
     else {
       // newestOf above made this the last signature looked up.
       this.lastNewest = seq;
@@ -330,45 +573,82 @@ export class ScopeLog {
   /** Removes the oldest record. */
   shift(): void {
     const seq = this.first;
-    const at = this.position(seq);
-    // The evicted record is the oldest of its signature.
-    const key = this.keyOf(seq);
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const meta = this.numbers[at + META];
     if (this.index) {
+      // The evicted record is the oldest of its signature.
+      const key = this.keyOf(seq);
       const entry = this.index.bySignature.get(key)!;
       entry.count -= 1;
       if (entry.count === 0) this.index.bySignature.delete(key);
-    } else if (key === this.lastKey) {
+    } else if (this.lastNewest >= 0 && this.sameSignature(seq, this.lastNewest)) {
       this.lastCount -= 1;
       if (this.lastCount === 0) this.lastNewest = -1;
     }
-    if (this.details(seq)?.typedError !== undefined) this.typedErrors -= 1;
-    for (let k = 0; k < STRIDE; k += 1) this.slots[at + k] = undefined;
+    if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
+    if ((meta & META_ID) === ID_PACKED) this.idUsed -= ((meta >>> ID_LENGTH_SHIFT) + 3) >>> 2;
+    const position = i;
+    if (this.calls) this.calls[position] = undefined;
+    if (this.outcomes) this.outcomes[position] = undefined;
+    if (this.ids) this.ids[position] = undefined;
+    this.numbers[at + META] = 0;
     this.first += 1;
     this.alternationTail = Math.min(this.alternationTail, this.length);
   }
 
   /**
-   * Attaches an outcome to a pending record; `resultHash` is the instance to store (see
-   * `matchOutcome`). `similarity`: keep its result sketch and fields (default: dropped).
+   * Attaches an outcome to a pending record; `resultHash` is the hash to store (the outcome's,
+   * or an equal one). `similarity`: keep its result sketch and fields (default: dropped).
    */
   setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined, similarity = false): void {
-    const hash = flat(resultHash);
-    if (this.details(seq)?.typedError !== undefined) this.typedErrors -= 1;
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const position = i;
+    if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
     if (outcome.typedError !== undefined) this.typedErrors += 1;
-    this.slots[this.position(seq) + OUTCOME] = isDetailed(outcome, similarity)
-      ? new DetailedOutcome(outcome, hash, similarity)
-      : hash;
+    const { numbers } = this;
+    let meta = numbers[at + META] & ~(META_RESULT | META_MUTATION);
+    if (this.outcomes) this.outcomes[position] = undefined;
+    const form = resultHash === undefined ? -1 : this.storeResult(at, resultHash);
+    const detailed = isDetailed(outcome, similarity);
+    if (detailed && form > 0 && isMutationOnly(outcome, similarity)) {
+      meta |= form | META_MUTATION;
+      (this.outcomes ??= new Array(this.capacity))[position] = flat(outcome.mutationTargetHash);
+    } else if (detailed) {
+      meta |= RESULT_DETAILED;
+      (this.outcomes ??= new Array(this.capacity))[position] = new DetailedOutcome(
+        outcome,
+        flat(resultHash),
+        similarity,
+      );
+    } else if (form > 0) meta |= form;
+    else {
+      meta |= RESULT_STRING;
+      (this.outcomes ??= new Array(this.capacity))[position] = flat(resultHash);
+    }
+    numbers[at + META] = meta;
+  }
+
+  /** Stores a result hash of digest form in the ring; returns its form, or 0 for another form. */
+  private storeResult(at: number, resultHash: string): number {
+    const from = resultHash.startsWith(ERROR_PREFIX) ? ERROR_PREFIX.length : 0;
+    if (!isDigestAt(resultHash, from)) return 0;
+    this.numbers[at + RESULT_HI] = hex8(resultHash, from) | 0;
+    this.numbers[at + RESULT_LO] = hex8(resultHash, from + 8) | 0;
+    return from === 0 ? RESULT_HEX : RESULT_ERROR_HEX;
   }
 
   /** The public shape, as OpenClaw's history records it: absent fields omitted. */
   toRecord(seq: number): ToolCallRecord {
-    const at = this.position(seq);
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
     const record: { -readonly [K in keyof ToolCallRecord]: ToolCallRecord[K] } = {
       toolName: this.toolName(seq),
       argsHash: this.argsHash(seq),
-      timestamp: this.epoch! + (this.slots[at + TIME] as number),
+      timestamp: this.times ? this.times[i] : this.epoch + this.numbers[at + TIME],
     };
-    const toolCallId = this.slots[at + TOOL_CALL_ID] as string | undefined;
+    const toolCallId = this.toolCallId(seq);
     const resultHash = this.resultHash(seq);
     if (toolCallId !== undefined) record.toolCallId = toolCallId;
     if (this.runId !== undefined) record.runId = this.runId;
@@ -392,34 +672,97 @@ export class ScopeLog {
     return (seq % this.capacity) * STRIDE;
   }
 
-  /**
-   * The alternation tail after appending a record with `argsHash`: it extends the previous
-   * tail when the new record repeats the hash two places back (and differs from the newest),
-   * restarts at 2 when it merely differs from the newest, and at 1 otherwise.
-   */
-  private nextAlternationTail(argsHash: string): number {
-    if (this.length === 0 || this.argsHash(this.end - 1) === argsHash) return 1;
-    return this.length >= 2 && this.argsHash(this.end - 2) === argsHash ? this.alternationTail + 1 : 2;
+  /** The index of a tool name in the table, added when absent; -1 when the table is full. */
+  private toolIndex(toolName: string): number {
+    const { tools } = this;
+    for (let t = 0; t < tools.length; t += 1) if (tools[t] === toolName) return t;
+    if (tools.length >= MAX_TOOLS) return -1;
+    // Copied at its exact size: a table grown by `push` keeps spare slots.
+    const grown = new Array<string>(tools.length + 1);
+    for (let t = 0; t < tools.length; t += 1) grown[t] = tools[t];
+    grown[tools.length] = flat(toolName);
+    this.tools = grown;
+    // A key parsed before the tool was known found no tool index.
+    this.probeKey = undefined;
+    return tools.length;
+  }
+
+  /** Whether two records have the same signature. */
+  private sameSignature(a: number, b: number): boolean {
+    const { numbers } = this;
+    const atA = this.position(a);
+    const atB = this.position(b);
+    const metaA = numbers[atA + META];
+    const metaB = numbers[atB + META];
+    if ((metaA | metaB) & META_ARGS_STRING) return this.keyOf(a) === this.keyOf(b);
+    return (
+      (metaA & META_TOOL) === (metaB & META_TOOL) &&
+      numbers[atA + ARGS_LO] === numbers[atB + ARGS_LO] &&
+      numbers[atA + ARGS_HI] === numbers[atB + ARGS_HI]
+    );
+  }
+
+  /** Whether two records have equal args hashes (a hash kept as a string may equal another tool's). */
+  private sameArgsHash(a: number, b: number): boolean {
+    const { numbers } = this;
+    if ((numbers[this.position(a) + META] | numbers[this.position(b) + META]) & META_ARGS_STRING)
+      return this.argsHash(a) === this.argsHash(b);
+    return this.sameSignature(a, b);
   }
 
   /**
-   * The stored form of a timestamp: its offset from the epoch, as an int32 (a Smi in every
-   * V8 tier; the interpreter would box the difference of two heap numbers), when adding it
-   * back gives the timestamp exactly — always, for a millisecond clock within 24 days of the
-   * scope's first record. Otherwise the scope switches to epoch -0 (x + -0 is x for every x)
-   * and stores timestamps as they are.
+   * The alternation tail once record `seq` (the newest) is appended: it extends the previous
+   * tail when the record repeats the args hash two places back (and differs from the one
+   * before it), restarts at 2 when it merely differs from the one before it, and at 1 otherwise.
    */
-  private timeOffset(timestamp: number): number {
-    this.epoch ??= timestamp;
-    if (Object.is(this.epoch, -0)) return timestamp;
-    const offset = (timestamp - this.epoch) | 0;
-    if (Object.is(this.epoch + offset, timestamp)) return offset;
-    for (let s = this.first; s < this.end; s += 1) {
-      const at = this.position(s) + TIME;
-      this.slots[at] = (this.slots[at] as number) + this.epoch;
+  private nextAlternationTail(seq: number): number {
+    const before = this.length - 1;
+    if (before === 0 || this.sameArgsHash(seq, seq - 1)) return 1;
+    return before >= 2 && this.sameArgsHash(seq, seq - 2) ? this.alternationTail + 1 : 2;
+  }
+
+  /**
+   * The stored form of a timestamp: its offset from the epoch, as an int32, when adding it
+   * back gives the timestamp exactly — always, for a millisecond clock within 24 days of the
+   * scope's first record. Otherwise the scope keeps its timestamps as they are, in `times`.
+   */
+  private timeOffset(timestamp: number, i: number): number {
+    if (this.length === 0 && !this.times) this.epoch = timestamp;
+    if (!this.times) {
+      const offset = (timestamp - this.epoch) | 0;
+      if (Object.is(this.epoch + offset, timestamp)) return offset;
+      const times = new Array<number>(this.capacity);
+      for (let s = this.first; s < this.end; s += 1) {
+        times[s % this.capacity] = this.epoch + this.numbers[this.position(s) + TIME];
+      }
+      this.times = times;
     }
-    this.epoch = -0;
-    return timestamp;
+    this.times[i] = timestamp;
+    return 0;
+  }
+
+  /** Writes a call id's characters at the end of the id ring (which has room); returns where they start. */
+  private packId(toolCallId: string, words: number): number {
+    if (words === 0) return 0;
+    const base = this.capacity * STRIDE;
+    const from = this.idEnd;
+    for (let w = 0; w < words; w += 1) {
+      let word = 0;
+      for (let k = 0; k < 4; k += 1) {
+        const i = w * 4 + k;
+        if (i < toolCallId.length) word |= toolCallId.charCodeAt(i) << (k * 8);
+      }
+      this.numbers[base + ((from + w) % this.idWords)] = word;
+    }
+    this.idEnd = (from + words) % this.idWords;
+    this.idUsed += words;
+    return from;
+  }
+
+  /** Character `i` of the call id packed from word `from` of the id ring. */
+  private idChar(from: number, i: number): number {
+    const word = this.numbers[this.capacity * STRIDE + ((from + (i >>> 2)) % this.idWords)];
+    return (word >>> ((i & 3) * 8)) & 0xff;
   }
 
   /** Double, but not beyond `historySize`: a full history of 30 fills a ring of 30 exactly. */
@@ -428,17 +771,47 @@ export class ScopeLog {
     return historySize < doubled ? Math.max(Math.ceil(historySize), this.length + 1) : doubled;
   }
 
-  private grow(capacity: number): void {
-    const slots = new Array<unknown>(capacity * STRIDE);
+  /** Moves the records to a ring of `capacity` and their packed ids, in order, to an id ring of `idWords`. */
+  private relayout(capacity: number, idWords: number): void {
+    const numbers = new Int32Array(capacity * STRIDE + idWords);
+    const base = capacity * STRIDE;
+    const byPosition = <T>(old: T[] | undefined): T[] | undefined => (old ? new Array<T>(capacity) : undefined);
+    const calls = byPosition(this.calls);
+    const outcomes = byPosition(this.outcomes);
+    const ids = byPosition(this.ids);
+    const times = byPosition(this.times);
     const older = this.index ? new Array<number>(capacity).fill(-1) : undefined;
+    let idEnd = 0;
     for (let s = this.first; s < this.end; s += 1) {
       const from = this.position(s);
       const to = (s % capacity) * STRIDE;
-      for (let k = 0; k < STRIDE; k += 1) slots[to + k] = this.slots[from + k];
+      for (let k = 0; k < STRIDE; k += 1) numbers[to + k] = this.numbers[from + k];
+      const meta = numbers[to + META];
+      if ((meta & META_ID) === ID_PACKED) {
+        const words = ((meta >>> ID_LENGTH_SHIFT) + 3) >>> 2;
+        const start = this.numbers[from + ID_AT];
+        for (let w = 0; w < words; w += 1)
+          numbers[base + idEnd + w] = this.numbers[this.capacity * STRIDE + ((start + w) % this.idWords)];
+        numbers[to + ID_AT] = idEnd;
+        idEnd += words;
+      }
+      const fromPosition = s % this.capacity;
+      const toPosition = s % capacity;
+      if (calls) calls[toPosition] = this.calls![fromPosition];
+      if (outcomes) outcomes[toPosition] = this.outcomes![fromPosition];
+      if (ids) ids[toPosition] = this.ids![fromPosition];
+      if (times) times[toPosition] = this.times![fromPosition];
       if (older) older[s % capacity] = this.index!.older[s % this.capacity];
     }
-    this.slots = slots;
+    this.numbers = numbers;
     this.capacity = capacity;
+    this.idWords = idWords;
+    this.idUsed = idEnd;
+    this.idEnd = idWords === 0 ? 0 : idEnd % idWords;
+    this.calls = calls;
+    this.outcomes = outcomes;
+    this.ids = ids;
+    this.times = times;
     if (older) this.index!.older = older;
   }
 

@@ -142,16 +142,14 @@ export class ToolCallHistory {
     similarity: boolean,
   ): { scope: ScopeLog; seq: number } {
     const scope = this.scopeOf(runId);
-    const { pending, resultHash } = scope
-      ? matchOutcome(scope, toolName, argsHash, toolCallId, outcome.resultHash)
-      : { pending: -1, resultHash: outcome.resultHash };
+    const pending = scope ? pendingMatch(scope, toolName, argsHash, toolCallId) : -1;
     if (pending >= 0) {
-      scope!.setOutcome(pending, outcome, resultHash, similarity);
+      scope!.setOutcome(pending, outcome, outcome.resultHash, similarity);
       return { scope: scope!, seq: pending };
     }
     const target = this.append(toolName, argsHash, toolCallId, runId, historySize);
     const seq = target.end - 1;
-    target.setOutcome(seq, outcome, resultHash, similarity);
+    target.setOutcome(seq, outcome, outcome.resultHash, similarity);
     return { scope: target, seq };
   }
 
@@ -220,35 +218,18 @@ interface MultiScope {
 }
 
 /**
- * One walk over the outcome's signature: the newest pending record with the same tool and,
- * when the outcome has one, the same call id (-1 when there is none); and the result hash to
- * store — the signature's newest stored one when it is equal (one instance for a repeated
- * result, the looping case), else the outcome's.
+ * The newest pending record of the outcome's signature with the same tool and, when the
+ * outcome has one, the same call id; -1 when there is none.
  */
-function matchOutcome(
-  scope: ScopeLog,
-  toolName: string,
-  argsHash: string,
-  toolCallId: string | undefined,
-  outcomeHash: string | undefined,
-): { pending: number; resultHash: string | undefined } {
+function pendingMatch(scope: ScopeLog, toolName: string, argsHash: string, toolCallId: string | undefined): number {
   const key = signatureKey(toolName, argsHash);
-  let pending = -1;
-  let latest: string | undefined;
-  for (
-    let s = scope.newestOf(key), n = scope.countOf(key);
-    n > 0 && (pending < 0 || (latest === undefined && outcomeHash !== undefined));
-    n -= 1, s = scope.olderOf(s, key)
-  ) {
-    const resultHash = scope.resultHash(s);
-    if (resultHash !== undefined) latest ??= resultHash;
-    else if (
-      pending < 0 &&
+  for (let s = scope.newestOf(key), n = scope.countOf(key); n > 0; n -= 1, s = scope.olderOf(s, key)) {
+    if (
       scope.isPending(s) &&
       scope.isToolName(s, toolName) &&
-      (toolCallId === undefined || scope.toolCallId(s) === toolCallId)
+      (toolCallId === undefined || scope.hasToolCallId(s, toolCallId))
     )
-      pending = s;
+      return s;
   }
-  return { pending, resultHash: latest === outcomeHash ? latest : outcomeHash };
+  return -1;
 }
