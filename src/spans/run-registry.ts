@@ -8,6 +8,9 @@ export interface RunRegistryLimits {
   readonly maxLiveRuns: number;
 }
 
+/** Elapsed time (ms) after which the registry's times are rebased to stay small integers. */
+const REBASE_AFTER = 2 ** 30;
+
 /** Why a run's state was released. */
 export type RunReleaseReason = 'root-ended' | 'idle' | 'capacity' | 'shutdown';
 
@@ -15,6 +18,7 @@ export type RunReleaseReason = 'root-ended' | 'idle' | 'capacity' | 'shutdown';
 interface RunEntry<T> {
   readonly key: string;
   readonly state: T;
+  /** When the run was last active, on the registry's {@link RunRegistry.elapsed} scale. */
   lastActive: number;
   older: RunEntry<T> | undefined;
   newer: RunEntry<T> | undefined;
@@ -33,6 +37,8 @@ export class RunRegistry<T> {
   private oldest: RunEntry<T> | undefined = undefined;
   private newest: RunEntry<T> | undefined = undefined;
   private lastSweep = 0;
+  /** The first clock reading: times are kept minus it (see {@link elapsed}). */
+  private epoch: number | undefined = undefined;
   /** Open root spans per run key (a run may be opened by several root spans). */
   private readonly openRoots = new Map<string, number>();
 
@@ -54,7 +60,7 @@ export class RunRegistry<T> {
 
   /** The run's state, created with `create` when absent; marks the run active. */
   touch(key: string, create: () => T): T {
-    const now = this.now();
+    const now = this.elapsed();
     this.sweep(now);
     const newest = this.newest;
     if (newest !== undefined && newest.key === key) {
@@ -133,6 +139,27 @@ export class RunRegistry<T> {
     if (entry.newer) entry.newer.older = entry.older;
     else this.newest = entry.older;
     entry.older = entry.newer = undefined;
+  }
+
+  /**
+   * The clock's reading minus the first one: a small integer for a millisecond clock, which an
+   * entry holds in place, where an absolute `Date.now()` would be a boxed number per run. Past
+   * 2³⁰ ms (12 days) every time is rebased, so that they stay small.
+   */
+  private elapsed(): number {
+    const reading = this.now();
+    if (this.epoch === undefined) {
+      this.epoch = reading;
+      // The sweep's schedule stays where the clock's zero puts it.
+      this.lastSweep = -reading;
+    }
+    const elapsed = reading - this.epoch;
+    // `| 0` makes it a small integer in every V8 tier (a difference of two boxed numbers is boxed).
+    if (elapsed < REBASE_AFTER) return (elapsed | 0) === elapsed ? elapsed | 0 : elapsed;
+    for (let entry = this.oldest; entry !== undefined; entry = entry.newer) entry.lastActive -= elapsed;
+    this.lastSweep -= elapsed;
+    this.epoch = reading;
+    return 0;
   }
 
   private sweep(now: number): void {

@@ -43,12 +43,13 @@ export interface SpanScope {
 }
 
 /**
- * A scope; a run root's carries its descendants' scope from the start. (Made lazily and kept in a
- * WeakMap, the map's table grew with every root still waiting for a full GC, and never shrank.)
+ * A scope; a run root's carries its descendants' scope from the start. Only the descendants'
+ * is remembered (the root's own is told apart by {@link RunScopes.roots}): a run costs one
+ * scope object while it lives, not two.
  */
 function scopeOf(runKey: string, runId: string, agentId: string | undefined, isRunRoot: boolean): SpanScope {
-  if (!isRunRoot) return { runKey, runId, agentId, isRunRoot };
-  return { runKey, runId, agentId, isRunRoot, descendants: { runKey, runId, agentId, isRunRoot: false } };
+  const descendants: SpanScope = { runKey, runId, agentId, isRunRoot: false };
+  return isRunRoot ? { runKey, runId, agentId, isRunRoot, descendants } : descendants;
 }
 
 /**
@@ -61,7 +62,10 @@ function scopeOf(runKey: string, runId: string, agentId: string | undefined, isR
  * span's parent span context, without remembering anything.)
  */
 export class RunScopes {
+  /** Remembered scopes of spans (a run root's is its descendants' scope). */
   private readonly scopes = new WeakMap<object, SpanScope>();
+  /** Spans that opened a run. */
+  private readonly roots = new WeakSet<object>();
   /**
    * Remembered scopes of live spans by span id, for children whose parent context holds only
    * the parent's span context (`trace.setSpanContext`, as OpenClaw's diagnostics-otel and the
@@ -83,7 +87,10 @@ export class RunScopes {
     private readonly onFull?: (limit: number) => void,
   ) {}
 
-  /** The remembered scope of a live span, if any. */
+  /**
+   * The remembered scope of a live span, if any, as its descendants see it (for a run root: its
+   * run, not marked as opened by it).
+   */
   get(span: object): SpanScope | undefined {
     return this.scopes.get(span);
   }
@@ -165,7 +172,12 @@ export class RunScopes {
     return scope?.descendants ?? scope;
   }
 
-  private remember(span: object, spanId: string, scope: SpanScope): void {
+  private remember(span: object, spanId: string, opened: SpanScope): void {
+    let scope = opened;
+    if (opened.descendants) {
+      this.roots.add(span);
+      scope = opened.descendants;
+    }
     this.scopes.set(span, scope);
     if (!this.fullReported && this.bySpanId.size >= this.maxBySpanId && !this.bySpanId.has(spanId)) {
       this.fullReported = true;
@@ -182,8 +194,10 @@ export class RunScopes {
    */
   closedBy(span: object, traceId: string, hasParent: boolean, anyLiveRun = true): string | undefined {
     const scope = this.scopes.get(span);
-    if (scope) this.forget(span);
-    if (scope?.isRunRoot) return scope.runKey;
+    if (scope) {
+      this.forget(span);
+      if (this.roots.delete(span)) return scope.runKey;
+    }
     // Most spans that end here are plain trace roots of an application with no run alive:
     // building the trace's run key for them would be a string per span for nothing.
     if (hasParent || !anyLiveRun) return undefined;

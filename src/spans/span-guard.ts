@@ -22,6 +22,16 @@ export interface GuardedRun {
   abortReason?: Error;
 }
 
+/** A live run as the guard keeps it. */
+interface RunState extends GuardedRun {
+  /**
+   * Per tool name, calls judged at start not yet claimed by a span matched at end (see
+   * {@link ToolSpanFinished.sameCall}): `[toolName, count, toolName, count, …]`, sized exactly
+   * (a run calls a handful of tools; a map per run would cost several times as much).
+   */
+  unclaimed: (string | number)[] | undefined;
+}
+
 /** How a {@link SpanGuard} is set up. */
 export interface SpanGuardOptions<S> {
   readonly reader: SpanReader<S>;
@@ -133,9 +143,7 @@ interface ToolSpanState<S> {
 export class SpanGuard<S extends object> {
   private readonly scopes: RunScopes;
   private readonly tools = new WeakMap<object, ToolSpanState<S>>();
-  /** Per run and tool name, calls judged at start not yet claimed by a span matched at end (see {@link ToolSpanFinished.sameCall}). */
-  private readonly unclaimed = new WeakMap<GuardedRun, Map<string, number>>();
-  private readonly runs: RunRegistry<GuardedRun>;
+  private readonly runs: RunRegistry<RunState>;
   /** One for every run. */
   private readonly policy: LoopPolicy;
 
@@ -151,7 +159,7 @@ export class SpanGuard<S extends object> {
         `more than ${limit} live spans with a run scope: the oldest are forgotten, and children that find their parent only by span id fall back to the trace's run. Reported once.`,
       ),
     );
-    this.runs = new RunRegistry<GuardedRun>(
+    this.runs = new RunRegistry<RunState>(
       { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
       options.clock,
       (_key, run, reason) => {
@@ -193,7 +201,7 @@ export class SpanGuard<S extends object> {
     }
     const scope = this.scopes.resolve(span, ids, hint, parent, tool !== undefined || compactionRetry, remoteParent);
     if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
-    let run: GuardedRun | undefined;
+    let run: RunState | undefined;
     let armed: SpanStarted<S>['armed'];
     if (compactionRetry) {
       run = this.touch(scope);
@@ -328,10 +336,19 @@ export class SpanGuard<S extends object> {
     };
   }
 
-  private noteJudgedAtStart(run: GuardedRun, toolName: string): void {
-    let byTool = this.unclaimed.get(run);
-    if (!byTool) this.unclaimed.set(run, (byTool = new Map<string, number>()));
-    byTool.set(toolName, (byTool.get(toolName) ?? 0) + 1);
+  private noteJudgedAtStart(run: RunState, toolName: string): void {
+    const counts = run.unclaimed ?? [];
+    for (let i = 0; i < counts.length; i += 2) {
+      if (counts[i] === toolName) {
+        counts[i + 1] = (counts[i + 1] as number) + 1;
+        return;
+      }
+    }
+    const grown = new Array<string | number>(counts.length + 2);
+    for (let i = 0; i < counts.length; i += 1) grown[i] = counts[i];
+    grown[counts.length] = toolName;
+    grown[counts.length + 1] = 1;
+    run.unclaimed = grown;
   }
 
   /**
@@ -339,15 +356,19 @@ export class SpanGuard<S extends object> {
    * ending now is the instrumentation's span around it (the clocks of the two spans may differ,
    * so their timestamps cannot tell).
    */
-  private claimJudgedAtStart(run: GuardedRun, toolName: string): boolean {
-    const byTool = this.unclaimed.get(run);
-    const count = byTool?.get(toolName) ?? 0;
-    if (!byTool || count === 0) return false;
-    byTool.set(toolName, count - 1);
-    return true;
+  private claimJudgedAtStart(run: RunState, toolName: string): boolean {
+    const counts = run.unclaimed ?? [];
+    for (let i = 0; i < counts.length; i += 2) {
+      if (counts[i] !== toolName) continue;
+      const count = counts[i + 1] as number;
+      if (count === 0) return false;
+      counts[i + 1] = count - 1;
+      return true;
+    }
+    return false;
   }
 
-  private touch(scope: SpanScope): GuardedRun {
+  private touch(scope: SpanScope): RunState {
     return this.runs.touch(scope.runKey, () => ({
       runKey: scope.runKey,
       runId: scope.runId,
@@ -359,6 +380,7 @@ export class SpanGuard<S extends object> {
         now: this.options.clock,
         policy: this.policy,
       }),
+      unclaimed: undefined,
     }));
   }
 }

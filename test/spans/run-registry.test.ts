@@ -68,6 +68,26 @@ describe('RunRegistry', () => {
     expect(runs.size).toBe(0);
   });
 
+  it('measures idle time on a wall clock right across the rebase of its times after 2^30 ms', () => {
+    let now = 1_764_547_200_000; // a Date.now() reading
+    const released: string[] = [];
+    const runs = new RunRegistry<string>(
+      { idleTtlMs: 2 ** 31, maxLiveRuns: 10 },
+      () => now,
+      (key, _state, reason) => released.push(`${key}:${reason}`),
+    );
+    runs.touch('a', () => 'a');
+    now += 2 ** 30 + 10; // this touch rebases the times; 'a' idle 2^30 + 10 ms
+    runs.touch('b', () => 'b');
+    now += 2 ** 30 - 20; // 'a' idle 2^31 - 10 ms, and a sweep is due
+    runs.touch('b', () => 'b');
+    expect(released).toEqual([]);
+    now += 2 ** 29; // the next sweep: 'a' idle past 2^31 ms
+    runs.touch('b', () => 'b');
+    expect(released).toEqual(['a:idle']);
+    expect(runs.peek('b')).toBe('b');
+  });
+
   it('clear releases every run with the given reason', () => {
     const { runs, released } = registry({ idleTtlMs: 1000, maxLiveRuns: 10 });
     for (const key of ['a', 'b']) runs.touch(key, () => ({ key }));

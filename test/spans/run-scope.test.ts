@@ -63,6 +63,18 @@ describe('RunScopes', () => {
     expect(scopes.resolve(child, child.ids, undefined, wrapper, true).runKey).toBe('job-5');
   });
 
+  it('a run root is remembered by its descendants’ scope alone, and still closes its run', () => {
+    const scopes = new RunScopes();
+    const root = span('t11', 'a');
+    const opened = scopes.resolve(root, root.ids, { runId: 'job-11' }, undefined, false);
+    expect(opened.isRunRoot).toBe(true);
+    expect(scopes.get(root)).toBe(opened.descendants);
+    const child = span('t11', 'b');
+    expect(scopes.resolve(child, child.ids, undefined, root, true)).toBe(opened.descendants);
+    expect(scopes.closedBy(child, 't11', true)).toBeUndefined();
+    expect(scopes.closedBy(root, 't11', false)).toBe('job-11');
+  });
+
   it('closedBy names the run a root closes, or the trace for a trace root in the default scope', () => {
     const scopes = new RunScopes();
     const root = span('t6', 'a');
