@@ -21,7 +21,16 @@ import YAML from 'yaml';
 
 // ── The tool-loop-guard contract (names also in src/semconv.ts, cross-checked by the tests) ──
 export const CONTRACT = Object.freeze({
-  events: ['tool_loop.warning', 'tool_loop.blocked', 'tool_loop.aborted', 'tool_loop.guard_armed'],
+  events: [
+    'tool_loop.warning',
+    'tool_loop.blocked',
+    'tool_loop.aborted',
+    'tool_loop.guard_armed',
+    // shadow mode (mode: 'shadow'): what the guard would have done
+    'tool_loop.would_warn',
+    'tool_loop.would_block',
+    'tool_loop.would_abort',
+  ],
   eventAttributes: [
     'tool_loop.detector',
     'tool_loop.level',

@@ -61,6 +61,9 @@ describe('check-observability-configs.mjs', () => {
         semconv.EVENT_TOOL_LOOP_BLOCKED,
         semconv.EVENT_TOOL_LOOP_ABORTED,
         semconv.EVENT_TOOL_LOOP_GUARD_ARMED,
+        semconv.EVENT_TOOL_LOOP_WOULD_WARN,
+        semconv.EVENT_TOOL_LOOP_WOULD_BLOCK,
+        semconv.EVENT_TOOL_LOOP_WOULD_ABORT,
       ].sort(),
     );
     expect(contract.eventAttributes).toEqual(
