@@ -2,7 +2,10 @@ import { setBounded } from '../util/bounded-map.js';
 
 /** Limits of the live-run registry. */
 export interface RunRegistryLimits {
-  /** Idle time after which a run's state is released, in ms. */
+  /**
+   * Idle time after which a run's state is released, in ms. A run {@link RunRegistry.hold held}
+   * by a call in flight is never idle: its idle time starts when the last hold is let go.
+   */
   readonly idleTtlMs: number;
   /** Most runs kept at once; the least recently active is evicted first. */
   readonly maxLiveRuns: number;
@@ -14,10 +17,16 @@ const REBASE_AFTER = 2 ** 30;
 /** Why a run's state was released. */
 export type RunReleaseReason = 'root-ended' | 'idle' | 'capacity' | 'shutdown';
 
-/** A live run in the registry's recency list (least recently active first). */
-interface RunEntry<T> {
-  readonly key: string;
+/** A run held by a call in flight (see {@link RunRegistry.hold}). */
+export interface HeldRun<T> {
   readonly state: T;
+}
+
+/** A live run in the registry's recency list (least recently active first). */
+interface RunEntry<T> extends HeldRun<T> {
+  readonly key: string;
+  /** Calls in flight holding the run; -1 once it is released. */
+  holds: number;
   /** When the run was last active, on the registry's {@link RunRegistry.elapsed} scale. */
   lastActive: number;
   older: RunEntry<T> | undefined;
@@ -30,7 +39,9 @@ interface RunEntry<T> {
  * the newest end with a few pointer writes (nothing at all when the run is already the newest,
  * as it is for every call of a run after the first), where re-inserting into the `Map` would
  * rehash the key twice and leave a deleted slot per touch. The TTL sweep is lazy: it runs on
- * activity at most once per `idleTtlMs / 4`, so an idle process holds no timer.
+ * activity at most once per `idleTtlMs / 4`, so an idle process holds no timer. A run held by a
+ * call in flight ({@link hold}) is passed over by the sweep: however long a tool runs, its run
+ * is not idle until the call ends ({@link letGo}).
  */
 export class RunRegistry<T> {
   private readonly runs = new Map<string, RunEntry<T>>();
@@ -75,12 +86,42 @@ export class RunRegistry<T> {
       return entry.state;
     }
     const state = create();
-    const created: RunEntry<T> = { key, state, lastActive: now, older: undefined, newer: undefined };
+    const created: RunEntry<T> = { key, state, holds: 0, lastActive: now, older: undefined, newer: undefined };
     this.runs.set(key, created);
     this.append(created);
     while (this.runs.size > this.limits.maxLiveRuns && this.oldest !== undefined)
       this.release(this.oldest.key, 'capacity');
     return state;
+  }
+
+  /**
+   * {@link touch}, and holds the run until {@link letGo}: a call in flight (a tool span between
+   * its start and its end) keeps its run from being released as idle, however long it runs.
+   * The run is still released when its root ends, and by the live-run cap.
+   */
+  hold(key: string, create: () => T): HeldRun<T> {
+    this.touch(key, create);
+    // The touch made the run the newest.
+    const entry = this.newest!;
+    entry.holds += 1;
+    return entry;
+  }
+
+  /**
+   * The call holding the run ended: the run is active now, and idle from now once no call holds
+   * it. Returns its state, or `undefined` when it was released meanwhile (its root ended, or the
+   * live-run cap evicted it). No lookup by key: the hold is the run's entry.
+   */
+  letGo(held: HeldRun<T>): T | undefined {
+    const entry = held as RunEntry<T>;
+    if (entry.holds < 0) return undefined;
+    entry.holds -= 1;
+    entry.lastActive = this.elapsed();
+    if (this.newest !== entry) {
+      this.unlink(entry);
+      this.append(entry);
+    }
+    return entry.state;
   }
 
   /** A span that opens the run started. */
@@ -114,6 +155,7 @@ export class RunRegistry<T> {
     if (!entry) return;
     this.runs.delete(key);
     this.unlink(entry);
+    entry.holds = -1;
     this.onRelease(key, entry.state, reason);
   }
 
@@ -167,7 +209,7 @@ export class RunRegistry<T> {
     this.lastSweep = now;
     for (let entry = this.oldest; entry !== undefined && now - entry.lastActive >= this.limits.idleTtlMs;) {
       const next = entry.newer;
-      this.release(entry.key, 'idle');
+      if (entry.holds === 0) this.release(entry.key, 'idle');
       entry = next;
     }
   }

@@ -6,7 +6,7 @@ import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compa
 import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
 import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
-import { RunRegistry, type RunReleaseReason } from './run-registry.js';
+import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
 import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
 import type { SpanReader, ToolCallSource } from './span-reading.js';
 
@@ -41,6 +41,7 @@ export interface SpanGuardOptions<S> {
   readonly logger: EngineLogger;
   /** Clock of idle releases and of the records' timestamps, in ms. */
   readonly clock: () => number;
+  /** Idle time after which a run's state is released; a run with a tool span in flight is never idle. */
   readonly runIdleTtlMs: number;
   readonly maxLiveRuns: number;
   /**
@@ -117,6 +118,8 @@ interface ToolSpanState<S> {
   readonly tool: ToolCallSource<S>;
   readonly scope: SpanScope;
   readonly matchedAtEnd: boolean;
+  /** The run, held from the span's start to its end (absent for a span matched only at its end). */
+  readonly held?: HeldRun<RunState>;
   call?: ToolCallSignature;
   /** Critical at start: the call did not run, and its outcome is never recorded, so the block stays in force. */
   vetoed: boolean;
@@ -136,6 +139,13 @@ interface ToolSpanState<S> {
  * (recorded unless blocked), else at its end (recorded whatever the verdict, since it ran); its
  * outcome is recorded at end unless the call was vetoed, and observed by the guard; a run's
  * state is released when its root span ends, after the idle TTL, and by the live-run cap.
+ *
+ * A tool span holds its run from its start to its end: the registry is touched once per span
+ * (at start; the end reaches the run through the hold), and a run with a tool span in flight is
+ * never idle, however long the tool runs — its idle time starts when its last tool span ends.
+ * (A tool span that never ends keeps its run until the run's root ends or the live-run cap
+ * evicts it.) A run released meanwhile by its root or the cap is started afresh at the span's
+ * end, as any run the span's call finds gone.
  *
  * It decides and reports; what a verdict does (span events, callbacks, metrics, aborts, or a
  * count in a report) is up to the caller.
@@ -209,13 +219,14 @@ export class SpanGuard<S extends object> {
       if (guard.enabled) armed = { windowSize: guard.windowSize, message: guardArmedMessage(guard.windowSize) };
     }
     if (!tool) return { scope, run, armed };
-    run = this.touch(scope);
+    const held = this.runs.hold(scope.runKey, () => this.newRun(scope));
+    run = held.state;
     const outer = parent && this.tools.get(parent);
     if (outer && outer.tool.toolName === tool.toolName) {
-      this.tools.set(span, { tool, scope, matchedAtEnd: false, vetoed: false, outer });
+      this.tools.set(span, { tool, scope, matchedAtEnd: false, held, vetoed: false, outer });
       return { scope, run, armed, sameCallAs: parent };
     }
-    const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, vetoed: false };
+    const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, held, vetoed: false };
     this.tools.set(span, state);
     const call = tool.callAtStart();
     if (!call) return { scope, run, armed, tool };
@@ -244,13 +255,15 @@ export class SpanGuard<S extends object> {
       const scope: SpanScope = this.scopes.get(span) ?? this.scopes.traceScope(traceIdOf(span));
       state = { tool: late, scope, matchedAtEnd: true, vetoed: false };
     } else this.tools.delete(span);
+    // The run held since the start, unless it was released meanwhile (its root ended, or the cap).
+    const heldRun = state.held && this.runs.letGo(state.held);
     if (state.outer) {
       state.outer.innerOutcome = state.tool.outcome(span);
       return undefined;
     }
     const { tool } = state;
     const scope = state.call ? state.scope : this.settleScope(span, state.scope);
-    const run = this.touch(scope);
+    const run = heldRun && scope.runKey === state.scope.runKey ? heldRun : this.touch(scope);
     let verdict: CallVerdict | undefined;
     let recovery: RecoveryResolution | undefined;
     let call = state.call;
@@ -369,7 +382,11 @@ export class SpanGuard<S extends object> {
   }
 
   private touch(scope: SpanScope): RunState {
-    return this.runs.touch(scope.runKey, () => ({
+    return this.runs.touch(scope.runKey, () => this.newRun(scope));
+  }
+
+  private newRun(scope: SpanScope): RunState {
+    return {
       runKey: scope.runKey,
       runId: scope.runId,
       agentId: scope.agentId,
@@ -381,7 +398,7 @@ export class SpanGuard<S extends object> {
         policy: this.policy,
       }),
       unclaimed: undefined,
-    }));
+    };
   }
 }
 

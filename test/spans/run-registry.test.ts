@@ -88,6 +88,24 @@ describe('RunRegistry', () => {
     expect(runs.peek('b')).toBe('b');
   });
 
+  it('a held run is passed over by the idle sweep until let go; a run evicted meanwhile lets go of nothing', () => {
+    const { runs, released, advance } = registry({ idleTtlMs: 100, maxLiveRuns: 2 });
+    const held = runs.hold('a', () => ({ key: 'a' }));
+    runs.touch('b', () => ({ key: 'b' }));
+    advance(500);
+    runs.touch('c', () => ({ key: 'c' })); // 'a' and 'b' idle 500 ms: only 'b' goes
+    expect(released).toEqual([['b', 'idle']]);
+    expect(runs.letGo(held)).toBe(runs.peek('a'));
+    advance(99);
+    runs.touch('c', () => ({ key: 'c' }));
+    expect(released).toEqual([['b', 'idle']]);
+    const evicted = runs.hold('d', () => ({ key: 'd' }));
+    runs.touch('e', () => ({ key: 'e' }));
+    runs.touch('f', () => ({ key: 'f' })); // capacity 2: 'a', 'c', then 'd' evicted
+    expect(released.map(([key]) => key)).toEqual(['b', 'a', 'c', 'd']);
+    expect(runs.letGo(evicted)).toBeUndefined();
+  });
+
   it('clear releases every run with the given reason', () => {
     const { runs, released } = registry({ idleTtlMs: 1000, maxLiveRuns: 10 });
     for (const key of ['a', 'b']) runs.touch(key, () => ({ key }));
