@@ -77,6 +77,8 @@ const DIGEST_LENGTH = 16;
 
 /** Scopes with at least this many records get a {@link SignatureIndex}; smaller ones are scanned. */
 const INDEX_FROM = 48;
+/** Rebuilt strings a scope gives out before it keeps them until its next change (see `ScopeLog.keepText`). */
+const KEEP_TEXTS_AFTER = 8;
 /** Smallest ring allocated for a scope, in records. */
 const MIN_CAPACITY = 4;
 const NO_NUMBERS = new Int32Array(0);
@@ -295,6 +297,10 @@ export class ScopeLog {
   private epoch = 0;
   /** Present once the scope has reached INDEX_FROM records. */
   private index: SignatureIndex | undefined = undefined;
+  /** By ring position, two each: args and result hashes rebuilt since the last change, once kept (see {@link keepText}). */
+  private texts: (string | undefined)[] | undefined = undefined;
+  /** Strings rebuilt since the last change while none are kept. */
+  private rebuilt = 0;
   /**
    * Without an index: the signature last looked up, its newest record and its count. A call's
    * check, record and outcome all ask about the same signature; this makes it one scan.
@@ -337,9 +343,13 @@ export class ScopeLog {
     const at = i * STRIDE;
     const meta = this.numbers[at + META];
     if (meta & META_ARGS_STRING) return this.calls![i]!.argsHash;
-    return flat(
+    const cached = this.texts?.[2 * i];
+    if (cached !== undefined) return cached;
+    const text = flat(
       `${this.tools[meta & META_TOOL]}:${digestText(this.numbers[at + ARGS_HI], this.numbers[at + ARGS_LO])}`,
     );
+    this.keepText(2 * i, text);
+    return text;
   }
 
   /** The record's signature key. */
@@ -382,12 +392,38 @@ export class ScopeLog {
     const i = seq % this.capacity;
     const at = i * STRIDE;
     const form = this.numbers[at + META] & META_RESULT;
-    if (form === RESULT_HEX) return digestText(this.numbers[at + RESULT_HI], this.numbers[at + RESULT_LO]);
-    if (form === RESULT_ERROR_HEX)
-      return ERROR_PREFIX + digestText(this.numbers[at + RESULT_HI], this.numbers[at + RESULT_LO]);
     if (form === RESULT_PENDING) return undefined;
-    const outcome = this.outcomes![i]!;
-    return typeof outcome === 'string' ? outcome : outcome.resultHash;
+    if (form !== RESULT_HEX && form !== RESULT_ERROR_HEX) {
+      const outcome = this.outcomes![i]!;
+      return typeof outcome === 'string' ? outcome : outcome.resultHash;
+    }
+    const cached = this.texts?.[2 * i + 1];
+    if (cached !== undefined) return cached;
+    const digest = digestText(this.numbers[at + RESULT_HI], this.numbers[at + RESULT_LO]);
+    const text = form === RESULT_HEX ? digest : flat(ERROR_PREFIX + digest);
+    this.keepText(2 * i + 1, text);
+    return text;
+  }
+
+  /**
+   * Keeps a rebuilt string until the scope next changes, once a reader has asked for more than a
+   * few: the opt-in detectors read every record's strings, several times per call (each string
+   * is then built once per call), while the default ones ask for one or two (for which an array
+   * per call would cost more than it saves). Nothing is kept between calls.
+   */
+  private keepText(slot: number, text: string): void {
+    if (this.texts === undefined) {
+      this.rebuilt += 1;
+      if (this.rebuilt < KEEP_TEXTS_AFTER) return;
+      this.texts = new Array<string | undefined>(2 * this.capacity);
+    }
+    this.texts[slot] = text;
+  }
+
+  /** The records changed: rebuilt strings are dropped (see {@link keepText}). */
+  private dropTexts(): void {
+    this.texts = undefined;
+    this.rebuilt = 0;
   }
 
   /** Whether the record still waits for its outcome (a loop veto has an outcome, without a hash). */
@@ -521,6 +557,7 @@ export class ScopeLog {
   ): number {
     const key = signatureKey(toolName, argsHash);
     const newest = this.newestOf(key);
+    this.dropTexts();
     if (this.length === this.capacity) this.relayout(this.nextCapacity(historySize), this.idWords);
     const idWords = packedWords(toolCallId);
     if (idWords > 0 && this.idUsed + idWords > this.idWords) {
@@ -587,6 +624,7 @@ export class ScopeLog {
       if (this.lastCount === 0) this.lastNewest = -1;
     }
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
+    this.dropTexts();
     if ((meta & META_ID) === ID_PACKED) this.idUsed -= ((meta >>> ID_LENGTH_SHIFT) + 3) >>> 2;
     const position = i;
     if (this.calls) this.calls[position] = undefined;
@@ -608,6 +646,7 @@ export class ScopeLog {
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
     if (outcome.typedError !== undefined) this.typedErrors += 1;
     const { numbers } = this;
+    this.dropTexts();
     let meta = numbers[at + META] & ~(META_RESULT | META_MUTATION);
     if (this.outcomes) this.outcomes[position] = undefined;
     const form = resultHash === undefined ? -1 : this.storeResult(at, resultHash);

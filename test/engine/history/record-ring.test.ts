@@ -64,10 +64,17 @@ const outcome: fc.Arbitrary<OutcomeHash> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ outcomeKind: 'tool-loop-veto' as const }) },
 );
 
+interface StepBase {
+  tool: string;
+  args: string;
+  id: string | undefined;
+  dt: number;
+  pick: number;
+}
 type Step =
-  | { kind: 'call'; tool: string; args: string; id: string | undefined; dt: number }
-  | { kind: 'outcome'; tool: string; args: string; id: string | undefined; outcome: OutcomeHash; dt: number }
-  | { kind: 'veto'; tool: string; args: string; id: string | undefined; dt: number };
+  | (StepBase & { kind: 'call' })
+  | (StepBase & { kind: 'outcome'; outcome: OutcomeHash })
+  | (StepBase & { kind: 'veto' });
 
 /** A clock step: mostly small, sometimes fractional or far (the offsets stop being exact). */
 const dt = fc.oneof(
@@ -141,6 +148,13 @@ describe('record ring', () => {
             } else {
               history.attachOutcome(s.tool, s.args, s.id, undefined, s.outcome, historySize);
               model.attach(s.tool, s.args, s.id, s.outcome, now);
+            }
+            if (s.pick % 4 === 0) {
+              // Many strings read between changes: the rebuilt ones are kept until the next change.
+              const newest = (n: number) => [...new Set(model.records.slice(-n).map((r) => r.argsHash))];
+              expect(history.view().newestArgsHashes(historySize)).toEqual(newest(historySize));
+              expect(history.records()).toEqual(model.records);
+              expect(history.view().newestArgsHashes(3)).toEqual(newest(3));
             }
           }
           expect(history.records()).toEqual(model.records);
