@@ -39,7 +39,11 @@ export interface ToolLoopSpanProcessorOptions {
    * Needs an SDK that calls `onEnding` (sdk-trace-base >= 2.3), or `wrapExporter`.
    */
   redactContent?: boolean;
-  /** Idle time after which a run's state is released, ms. Default 900 000 (15 min). Env: `TOOL_LOOP_GUARD_RUN_IDLE_TTL_MS`. */
+  /**
+   * Idle time after which a run's state is released, ms. A run with a tool span in flight is never
+   * idle: its idle time starts when its last tool span ends. Default 900 000 (15 min). Env:
+   * `TOOL_LOOP_GUARD_RUN_IDLE_TTL_MS`.
+   */
   runIdleTtlMs?: number;
   /** Most runs tracked at once; the least recently active is evicted first. Default 10 000. Env: `TOOL_LOOP_GUARD_MAX_LIVE_RUNS`. */
   maxLiveRuns?: number;
