@@ -12,6 +12,8 @@ import { isPollCall } from './no-progress-streak.js';
  */
 export const detectRedundantCall: Detector = (history, call, config) => {
   if (!config.detectors.redundantCall || isPollCall(call, config)) return undefined;
+  // A call never made in this history has no answer to repeat: most calls, and a lookup, not a scan.
+  if (history.recentCount(call.argsHash, call.toolName) === 0) return undefined;
   const redundant = history.redundantCalls(call.argsHash, call.toolName);
   if (!redundant.answerIsCurrent || redundant.count < config.redundantCallBudget) return undefined;
   const count = redundant.count;
