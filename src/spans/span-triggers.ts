@@ -16,8 +16,11 @@ export function declaresTriggers(adapter: ToolSpanAdapter): boolean {
   );
 }
 
-/** Keys checked at their own load site each (see {@link TriggerSet.matches}); more go through a loop. */
-const SLOTS = 10;
+/**
+ * Keys checked at their own load site each (see {@link TriggerSet.matches}); more go through a
+ * loop. The default adapters' start triggers and the two compaction markers are 12 keys.
+ */
+const SLOTS = 16;
 /** Fills unused slots; never read, because `count` stops the checks first. */
 const UNUSED = '';
 
@@ -34,6 +37,12 @@ class TriggerSet {
   private readonly k7: string;
   private readonly k8: string;
   private readonly k9: string;
+  private readonly k10: string;
+  private readonly k11: string;
+  private readonly k12: string;
+  private readonly k13: string;
+  private readonly k14: string;
+  private readonly k15: string;
   private readonly overflow: readonly string[];
 
   private constructor(
@@ -41,10 +50,24 @@ class TriggerSet {
     private readonly names: ReadonlySet<string>,
   ) {
     this.count = Math.min(keys.length, SLOTS);
-    [this.k0, this.k1, this.k2, this.k3, this.k4, this.k5, this.k6, this.k7, this.k8, this.k9] = Array.from(
-      { length: SLOTS },
-      (_, i) => keys[i] ?? UNUSED,
-    );
+    [
+      this.k0,
+      this.k1,
+      this.k2,
+      this.k3,
+      this.k4,
+      this.k5,
+      this.k6,
+      this.k7,
+      this.k8,
+      this.k9,
+      this.k10,
+      this.k11,
+      this.k12,
+      this.k13,
+      this.k14,
+      this.k15,
+    ] = Array.from({ length: SLOTS }, (_, i) => keys[i] ?? UNUSED);
     this.overflow = keys.slice(SLOTS);
   }
 
@@ -76,7 +99,13 @@ class TriggerSet {
       (n > 6 && a[this.k6] !== undefined) ||
       (n > 7 && a[this.k7] !== undefined) ||
       (n > 8 && a[this.k8] !== undefined) ||
-      (n > 9 && a[this.k9] !== undefined)
+      (n > 9 && a[this.k9] !== undefined) ||
+      (n > 10 && a[this.k10] !== undefined) ||
+      (n > 11 && a[this.k11] !== undefined) ||
+      (n > 12 && a[this.k12] !== undefined) ||
+      (n > 13 && a[this.k13] !== undefined) ||
+      (n > 14 && a[this.k14] !== undefined) ||
+      (n > 15 && a[this.k15] !== undefined)
     ) {
       return true;
     }
