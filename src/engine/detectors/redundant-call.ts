@@ -8,11 +8,12 @@ import { isPollCall } from './no-progress-streak.js';
  * `redundantCallBudget` calls of the history already did so and got the same outcome again (or
  * were blocked). It counts across signatures, so a run that rereads one file, resends an edit
  * that was rejected and reruns a search — each too few times for a per-call threshold — is still
- * caught. Known polls are exempt: asking again is what they are for.
+ * caught. Known polls are exempt, as callers and in the count: asking again is what they are for.
  */
 export const detectRedundantCall: Detector = (history, call, config) => {
   if (!config.detectors.redundantCall || isPollCall(call, config)) return undefined;
-  // A call never made in this history has no answer to repeat: most calls, and a lookup, not a scan.
+  // A call never made in this history has no answer to repeat (most calls): the count of its
+  // signature, which the detectors before this one looked up for the same call, decides it.
   if (history.recentCount(call.argsHash, call.toolName) === 0) return undefined;
   const redundant = history.redundantCalls(call.argsHash, call.toolName);
   if (!redundant.answerIsCurrent || redundant.count < config.redundantCallBudget) return undefined;

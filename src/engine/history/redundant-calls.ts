@@ -1,3 +1,4 @@
+import { mayBeKnownPoll } from '../hashing/known-poll.js';
 import { isNoProgressOutcome } from './no-progress-outcome.js';
 import { isVeto } from './outcome-similarity.js';
 import type { InFlightCall } from './queries.js';
@@ -22,8 +23,10 @@ const NONE: RedundantCalls = Object.freeze({ count: 0, signatures: [], answerIsC
  * Counts the scope's redundant calls, oldest first: a record is redundant when an older record of
  * the scope had the same signature and the same result hash (the call returned an answer the run
  * already had), and a loop veto is when its signature had any answer before it (the blocked call
- * asked again). Calls still in flight count when their signature has an answer in the scope: a
- * batch re-asking known questions is as redundant as the same calls made one by one.
+ * asked again). Calls still in flight count when their signature's answer is current (see
+ * below): a batch re-asking known questions is as redundant as the same calls made one by one.
+ * Calls of the tools that can be known polls are never counted: asking again is what a poll is
+ * for (the history keeps no params, so `process` is left out whatever its action).
  *
  * `key` is the signature about to be called. Its answer stays current until another call makes
  * progress, because progress (an edit that went through, a command that did something new) may
@@ -35,8 +38,8 @@ export function redundantCallsOf(
   inFlight: readonly InFlightCall[],
 ): RedundantCalls {
   if (!scope || scope.length === 0) return NONE;
-  // Signature key → the distinct result hashes it returned so far in the scope.
-  const answers = new Map<string, string[]>();
+  // Signature key → the distinct result hashes it returned so far in the scope, and where the newest was.
+  const answers = new Map<string, { hashes: string[]; at: number }>();
   const members: string[] = [];
   let count = 0;
   let answeredAt = -1;
@@ -45,25 +48,30 @@ export function redundantCallsOf(
     const recordKey = scope.keyOf(s);
     const known = answers.get(recordKey);
     const resultHash = scope.resultHash(s);
+    const countable = !mayBeKnownPoll(scope.toolName(s));
     if (resultHash === undefined) {
-      if (known !== undefined && isVeto(scope, s)) {
+      if (countable && known !== undefined && isVeto(scope, s)) {
         count += 1;
         members.push(scope.argsHash(s));
       }
       continue;
     }
     if (recordKey === key) answeredAt = s;
-    if (known?.includes(resultHash)) {
-      count += 1;
-      members.push(scope.argsHash(s));
+    if (known !== undefined) known.at = s;
+    if (known?.hashes.includes(resultHash)) {
+      if (countable) {
+        count += 1;
+        members.push(scope.argsHash(s));
+      }
       continue;
     }
-    if (known === undefined) answers.set(recordKey, [resultHash]);
-    else known.push(resultHash);
+    if (known === undefined) answers.set(recordKey, { hashes: [resultHash], at: s });
+    else known.hashes.push(resultHash);
     if (!isNoProgressOutcome(resultHash, scope.details(s)?.noProgress)) progressAt = s;
   }
   for (const sibling of inFlight) {
-    if (!answers.has(signatureKey(sibling.toolName, sibling.argsHash))) continue;
+    const known = answers.get(signatureKey(sibling.toolName, sibling.argsHash));
+    if (known === undefined || known.at < progressAt || mayBeKnownPoll(sibling.toolName)) continue;
     count += 1;
     members.push(sibling.argsHash);
   }

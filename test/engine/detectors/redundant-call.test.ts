@@ -94,6 +94,26 @@ describe('redundant_call', () => {
     expect(h.detect('process', poll)?.detector).not.toBe('redundant_call');
   });
 
+  it('unchanged polls before a reread do not count: polling again is what polls are for', async () => {
+    const h = await EngineHarness.create(BUDGET);
+    const poll = { action: 'poll', sessionId: 's1' };
+    for (let i = 0; i < 5; i += 1) h.run('process', poll, { result: 'still running' });
+    h.run('read', A, { result: 'contents of A' });
+    expect(h.detect('read', A)).toBeUndefined();
+  });
+
+  it('a batch re-asking calls whose answers went stale does not count them', async () => {
+    const h = await EngineHarness.create(BUDGET);
+    for (let i = 0; i < 3; i += 1) h.run('read', A, { result: 'contents of A' });
+    h.run('edit', EDIT_1, { result: 'applied' });
+    h.run('read', B, { result: 'contents of B' });
+    const run = h.runOf();
+    expect(run.judge(h.sig('read', A), 'batch-1').blocked).toBe(false);
+    expect(run.judge(h.sig('read', A), 'batch-2').blocked).toBe(false);
+    // Two redundant reads of A before the edit, none since: B's first repeat is not the fourth.
+    expect(run.judge(h.sig('read', B), 'batch-3').blocked).toBe(false);
+  });
+
   it('is off by default', async () => {
     const h = await EngineHarness.create({ enabled: true, redundantCallBudget: 1 });
     for (let i = 0; i < 9; i += 1) h.run('read', A, { result: 'same' });
