@@ -592,8 +592,8 @@ async function shadow() {
     const got = {};
     for (const x of r.data.result) {
       const m = x.metric;
-      // The guard is armed in shadow mode as in any other (tool_loop.guard_armed; action arm).
-      if (m.__name__ === 'tool_loop_guard_armed_total' || m.tool_loop_action === 'arm') continue;
+      // The guard arms and closes its window in shadow mode as in any other (actions arm, report).
+      if (m.__name__ === 'tool_loop_guard_armed_total' || ['arm', 'report'].includes(m.tool_loop_action)) continue;
       const k = `${m.__name__}|${m.tool_loop_action}|${m.gen_ai_agent_id}|${m.tool_loop_detector}`;
       got[k] = (got[k] ?? 0) + Number(x.value[1]);
     }

@@ -214,7 +214,7 @@ export class LoopEventEmitter {
         attributes: loopEventAttributes(fields, extra),
         message: verdict.message,
         toolCallId,
-        // The repeated call's records, before and after the compaction; the aborting one is the parent.
+        // The repeated call's kept records (after the compaction; before it too when detection is on); the aborting one is the parent.
         members: run.loop.memberRefs([verdict.argsHash]).filter((ref) => ref.spanId !== span.spanContext().spanId),
         shadow,
       }),
