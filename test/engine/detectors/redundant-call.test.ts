@@ -159,4 +159,35 @@ describe('redundant_call', () => {
       fcParams(100),
     );
   });
+
+  it('property: the count follows the history window as old records are evicted', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 3, max: 8 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 40 }),
+        async (budget, historySize, order) => {
+          const h = await EngineHarness.create({ ...BUDGET, redundantCallBudget: budget, historySize });
+          // The model, recomputed over the newest historySize records (a blocked call is kept as a veto).
+          const window: Array<{ n: number; veto: boolean }> = [];
+          order.forEach((n, i) => {
+            const newestAnswer = new Map<number, number>();
+            let progressAt = -1;
+            let redundant = 0;
+            window.forEach((record, j) => {
+              if (newestAnswer.has(record.n)) redundant += 1;
+              else if (!record.veto) progressAt = j;
+              if (!record.veto) newestAnswer.set(record.n, j);
+            });
+            const known = newestAnswer.get(n);
+            const blocked = known !== undefined && known >= progressAt && redundant >= budget;
+            expect(h.run('read', { n }, { result: `file ${n}` }).blocked, `call ${i}`).toBe(blocked);
+            window.push({ n, veto: blocked });
+            if (window.length > historySize) window.shift();
+          });
+        },
+      ),
+      fcParams(200),
+    );
+  });
 });
