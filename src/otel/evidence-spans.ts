@@ -36,7 +36,7 @@ export interface Evidence {
   readonly message: string;
   /** The judged call's id (`gen_ai.guardrail.target.id`). */
   readonly toolCallId?: string;
-  /** The loop's member calls other than the judged one (the evidence span's parent). */
+  /** The loop's member calls; the judged one among them is left out (it is the evidence span's parent). */
   readonly members: readonly CallRef[];
   /** Shadow mode: the call was allowed (action `allow`, status UNSET). */
   readonly shadow: boolean;
@@ -70,9 +70,9 @@ export class EvidenceSpans {
     const tracer = this.tracer();
     if (!tracer) return;
     const parent = toolSpan.spanContext();
-    const links: Link[] = evidence.members.map((ref) => ({
-      context: { traceId: ref.traceId, spanId: ref.spanId, traceFlags: parent.traceFlags },
-    }));
+    const links: Link[] = evidence.members
+      .filter((ref) => ref.spanId !== parent.spanId)
+      .map((ref) => ({ context: { traceId: ref.traceId, spanId: ref.spanId, traceFlags: parent.traceFlags } }));
     const attributes: Attributes = {
       ...evidence.attributes,
       [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_RUN_GUARDRAIL,

@@ -9,7 +9,7 @@ import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
 import type { CallVerdict, GuardedRun, SpanStarted } from '../spans/span-guard.js';
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
-import type { EvidenceSpans } from './evidence-spans.js';
+import type { Evidence, EvidenceSpans } from './evidence-spans.js';
 import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
 import type { RunSignals } from './run-signals.js';
 import { redactUnknownToolName } from './unknown-tool-redaction.js';
@@ -135,20 +135,7 @@ export class LoopEventEmitter {
           ...(check.wastedMs !== undefined ? { wastedMs: check.wastedMs } : {}),
           ...(check.budgetExceeded !== undefined ? { budgetExceeded: check.budgetExceeded } : {}),
         }));
-      if (critical)
-        this.guarded('the evidence span', () =>
-          this.evidence.emit(span, {
-            judged: 'call',
-            attributes: loopEventAttributes(fields, extra),
-            message: shown.message,
-            toolCallId,
-            // The judged call is the evidence span's parent, not one of its links.
-            members: run.loop
-              .memberRefs(check.window?.signatures ?? [])
-              .filter((ref) => ref.spanId !== span.spanContext().spanId),
-            shadow,
-          }),
-        );
+      if (critical) this.evidenceSpan(span, run, 'call', fields, extra, check.window?.signatures ?? [], toolCallId);
     }
     if (error && this.options.abortOnCritical) this.abortRun(run, error);
   }
@@ -208,17 +195,8 @@ export class LoopEventEmitter {
       [sc.ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS]: verdict.preCompactionRepeats,
     };
     this.emit(span, shadow ? sc.EVENT_TOOL_LOOP_WOULD_ABORT : sc.EVENT_TOOL_LOOP_ABORTED, fields, extra, annotate);
-    this.guarded('the evidence span', () =>
-      this.evidence.emit(span, {
-        judged: 'outcome',
-        attributes: loopEventAttributes(fields, extra),
-        message: verdict.message,
-        toolCallId,
-        // The repeated call's kept records (after the compaction; before it too when detection is on); the aborting one is the parent.
-        members: run.loop.memberRefs([verdict.argsHash]).filter((ref) => ref.spanId !== span.spanContext().spanId),
-        shadow,
-      }),
-    );
+    // The repeated call's kept records: after the compaction, and before it too when detection is on.
+    this.evidenceSpan(span, run, 'outcome', fields, extra, [verdict.argsHash], toolCallId);
     if (shadow) return;
     const error = CompactionLoopPersistedError.fromVerdict(verdict);
     this.invoke('onAbort', () => ({
@@ -278,6 +256,28 @@ export class LoopEventEmitter {
       },
       { [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: armed.windowSize },
       true,
+    );
+  }
+
+  /** The evidence span of a critical or an abort on `span`, linked to the run's calls with these signatures. */
+  private evidenceSpan(
+    span: Span,
+    run: GuardedRun,
+    judged: Evidence['judged'],
+    fields: LoopEventFields,
+    extra: Attributes,
+    signatures: readonly string[],
+    toolCallId: string | undefined,
+  ): void {
+    this.guarded('the evidence span', () =>
+      this.evidence.emit(span, {
+        judged,
+        attributes: loopEventAttributes(fields, extra),
+        message: fields.message,
+        toolCallId,
+        members: run.loop.memberRefs(signatures),
+        shadow: this.shadow,
+      }),
     );
   }
 
