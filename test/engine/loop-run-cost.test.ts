@@ -1,23 +1,10 @@
 /** `LoopRun` budgets and waste: tokens and time burned inside a detected loop, escalation, shadow mode. */
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDigester,
-  describeToolCall,
-  hashToolOutcome,
-  LoopRun,
-  resolveLoopDetectionConfig,
-  type Digester,
-} from '../../src/engine-entry.js';
+import { describe, expect, it } from 'vitest';
+import { LoopRun, resolveLoopDetectionConfig } from '../../src/engine-entry.js';
+import { engineCalls } from '../helpers/engine-calls.js';
 
-let digester: Digester;
-beforeAll(async () => {
-  digester = await createDigester();
-});
-
+const { read, grep: other, readResult: same } = engineCalls();
 const W3C6 = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 3, criticalThreshold: 6 });
-const read = () => describeToolCall(digester, 'read', { path: '/a' });
-const other = (n: number) => describeToolCall(digester, 'grep', { pattern: `p${n}` });
-const same = () => hashToolOutcome(digester, { toolName: 'read', params: { path: '/a' }, result: 'same' });
 
 /** A run on a manual clock: each call advances it by `stepMs` and its model call reports `tokens`. */
 function clockedRun(options: { budget?: { tokens?: number; ms?: number }; shadow?: boolean } = {}) {

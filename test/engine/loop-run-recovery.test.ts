@@ -1,22 +1,10 @@
 /** `LoopRun` recovery tracking: after a surfaced verdict, did the run leave the loop, repeat it, or end? */
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDigester,
-  describeToolCall,
-  hashToolOutcome,
-  LoopRun,
-  resolveLoopDetectionConfig,
-  type Digester,
-} from '../../src/engine-entry.js';
+import { describe, expect, it } from 'vitest';
+import { hashToolOutcome, LoopRun, resolveLoopDetectionConfig } from '../../src/engine-entry.js';
+import { engineCalls } from '../helpers/engine-calls.js';
 
-let digester: Digester;
-beforeAll(async () => {
-  digester = await createDigester();
-});
-
+const { digester, read, grep: fresh } = engineCalls();
 const W3C5 = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 3, criticalThreshold: 5 });
-const read = () => describeToolCall(digester, 'read', { path: '/a' });
-const fresh = (n: number) => describeToolCall(digester, 'grep', { pattern: `p${n}` });
 
 function runWith(recoveryWindow: number) {
   const run = new LoopRun({ config: W3C5, policy: { recoveryWindow } });
@@ -26,7 +14,7 @@ function runWith(recoveryWindow: number) {
       run.complete(
         signature,
         undefined,
-        hashToolOutcome(digester, { toolName: signature.toolName, params: {}, result: 'same' }),
+        hashToolOutcome(digester(), { toolName: signature.toolName, params: {}, result: 'same' }),
       );
     return check;
   };

@@ -1,24 +1,10 @@
 /** `LoopRun`: one run's history, suppression and post-compaction guard, with its run id and config bound. */
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDigester,
-  describeToolCall,
-  hashToolOutcome,
-  LoopRun,
-  resolveLoopDetectionConfig,
-  ToolCallHistory,
-  type Digester,
-} from '../../src/engine-entry.js';
+import { describe, expect, it } from 'vitest';
+import { LoopRun, resolveLoopDetectionConfig, ToolCallHistory } from '../../src/engine-entry.js';
+import { engineCalls } from '../helpers/engine-calls.js';
 
-let digester: Digester;
-beforeAll(async () => {
-  digester = await createDigester();
-});
-
+const { read, readResult: ok } = engineCalls();
 const W2C3 = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 2, criticalThreshold: 3 });
-const read = () => describeToolCall(digester, 'read', { path: '/a' });
-const ok = (result: unknown = 'same') =>
-  hashToolOutcome(digester, { toolName: 'read', params: { path: '/a' }, result });
 
 describe('LoopRun', () => {
   it('judge records a call; a blocked call is recorded as a loop veto that extends the streak', () => {
