@@ -10,25 +10,16 @@ import { DEFAULT_ADAPTERS } from '../../src/spans/adapters/index.js';
 import type { RunReleaseReason } from '../../src/spans/run-registry.js';
 import { SpanGuard, type SpanGuardOptions } from '../../src/spans/span-guard.js';
 import { AdapterSpanReader } from '../../src/spans/span-reading.js';
-import type { SpanView } from '../../src/spans/span-view.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { plainSpans, type TestSpan } from '../helpers/plain-spans.js';
 
 let digester: Digester;
 beforeAll(async () => {
   digester = await createDigester();
 });
 
-interface TestSpan extends SpanView {
-  attributes: Record<string, unknown>;
-  spanContext(): { traceId: string; spanId: string };
-}
-
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
-let nextSpanId = 1;
-function span(name: string, attributes: Record<string, unknown>): TestSpan {
-  const ids = { traceId: TRACE, spanId: (nextSpanId++).toString(16).padStart(16, '0') };
-  return { name, attributes, spanContext: () => ids };
-}
+const span = plainSpans(TRACE);
 
 const W2C3 = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 2, criticalThreshold: 3 });
 

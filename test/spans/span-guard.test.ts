@@ -15,24 +15,15 @@ import type { RunReleaseReason } from '../../src/spans/run-registry.js';
 import { traceRunKey } from '../../src/spans/run-scope.js';
 import { SpanGuard } from '../../src/spans/span-guard.js';
 import { AdapterSpanReader } from '../../src/spans/span-reading.js';
-import type { SpanView } from '../../src/spans/span-view.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { plainSpans, type TestSpan } from '../helpers/plain-spans.js';
 
 let digester: Digester;
 beforeAll(async () => {
   digester = await createDigester();
 });
 
-interface TestSpan extends SpanView {
-  attributes: Record<string, unknown>;
-  spanContext(): { traceId: string; spanId: string };
-}
-
-let nextSpanId = 0;
-function span(name: string, attributes: Record<string, unknown>, traceId = 't1'): TestSpan {
-  const ids = { traceId, spanId: `s${nextSpanId++}` };
-  return { name, attributes, spanContext: () => ids };
-}
+const span = plainSpans('t1');
 
 function guardWith(config: ResolvedLoopDetectionConfig, maxLiveRuns = 10) {
   const released: RunReleaseReason[] = [];
