@@ -66,11 +66,12 @@ describe('SpanTriggers over the built-in adapters', () => {
     expect(triggers.mayConcernAtStart(view(sc.OPENCLAW_SPAN_RUN))).toBe(true);
     expect(triggers.mayConcernAtStart(view(sc.AI_SDK_TOOL_CALL))).toBe(true);
     expect(triggers.mayConcernAtStart(view('chat', { [sc.ATTR_GEN_AI_CONVERSATION_COMPACTED]: true }))).toBe(true);
-    // Only matchEnd adapters (OpenInference, Traceloop, OpenLLMetry, GenAI) look at ending spans not matched at start.
+    // The end checks the start's triggers (a superset of the matchEnd adapters'): the adapters read the rest.
     expect(triggers.mayConcernAtEnd(view('read.tool', { [sc.ATTR_TRACELOOP_SPAN_KIND]: 'tool' }))).toBe(true);
     expect(triggers.mayConcernAtEnd(view('x', { [sc.ATTR_OPENINFERENCE_SPAN_KIND]: 'TOOL' }))).toBe(true);
     expect(triggers.mayConcernAtEnd(view('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' }))).toBe(true);
-    expect(triggers.mayConcernAtEnd(view(sc.OPENCLAW_SPAN_RUN))).toBe(false);
+    expect(triggers.mayConcernAtEnd(view(sc.OPENCLAW_SPAN_RUN))).toBe(true);
+    expect(matchSpanEnd(DEFAULT_ADAPTERS, view(sc.OPENCLAW_SPAN_RUN))).toBeUndefined();
     expect(triggers.mayConcernAtEnd(view('GET /api', { 'http.route': '/api' }))).toBe(false);
   });
 });
@@ -139,6 +140,20 @@ describe('SpanTriggers over custom adapters', () => {
     const triggers = SpanTriggers.of([custom('many', { attributes: keys })]);
     for (const key of keys) expect(triggers.mayConcernAtStart({ name: 'x', attributes: { [key]: 1 } })).toBe(true);
     expect(triggers.mayConcernAtStart({ name: 'x', attributes: { 'k.14': 1 } })).toBe(false);
+  });
+
+  it('span names beyond the compared slots are checked too, and an unused slot matches no name', () => {
+    const names = Array.from({ length: 6 }, (_, i) => `tool.run.${i}`);
+    const many = SpanTriggers.of([custom('many', { attributes: [], spanNames: names })]);
+    for (const name of names) {
+      expect(many.mayConcernAtStart({ name, attributes: {} })).toBe(true);
+      // A name built at run time (not the declared string object) matches as well.
+      expect(many.mayConcernAtEnd({ name: ['tool', 'run', name.slice(-1)].join('.'), attributes: {} })).toBe(true);
+    }
+    expect(many.mayConcernAtStart({ name: 'tool.run.6', attributes: {} })).toBe(false);
+    const one = SpanTriggers.of([custom('one', { attributes: [], spanNames: ['my.tool.call'] })]);
+    for (const name of ['', 'undefined', 'my.tool'])
+      expect(one.mayConcernAtStart({ name, attributes: {} }), name).toBe(false);
   });
 
   it('through the processor: a custom adapter with triggers judges its spans; malformed triggers are warned about and turn the shortcut off', async () => {
