@@ -1,4 +1,4 @@
-import { diag, trace, type Context, type DiagLogger, type Span as ApiSpan } from '@opentelemetry/api';
+import { diag, ROOT_CONTEXT, trace, type Context, type DiagLogger, type Span as ApiSpan } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AgentConfigResolver } from '../config/agent-config-resolver.js';
 import { loadConfigFile } from '../config/load-file.js';
@@ -165,11 +165,14 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   onStart(span: Span, parentContext: Context): void {
     if (this.isShutDown) return;
+    // The root context holds no values: no evidence mark, helper request or parent to look up
+    // (three lookups, about a third of what a plain root span costs here).
+    const inRoot = parentContext === ROOT_CONTEXT;
     // An evidence span (ours or another processor's) is about a loop, never part of one.
-    if (isEvidenceContext(parentContext)) return;
+    if (!inRoot && isEvidenceContext(parentContext)) return;
     try {
-      HelperRequest.answer(parentContext, span, this.bridge);
-      const parentSpan = trace.getSpan(parentContext);
+      if (!inRoot) HelperRequest.answer(parentContext, span, this.bridge);
+      const parentSpan = inRoot ? undefined : trace.getSpan(parentContext);
       const remoteParent = parentSpan?.spanContext().isRemote === true;
       const parent = parentSpan && !remoteParent ? parentSpan : undefined;
       const started = this.guard.start(span, span.spanContext(), parent, remoteParent);
