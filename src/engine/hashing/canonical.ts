@@ -8,6 +8,8 @@ import { Buffer } from 'node:buffer';
  */
 export interface CanonicalSink {
   write(chunk: string): void;
+  /** A finite number, written as `String(value)` writes it (`-0` as `0`). */
+  writeNumber(value: number): void;
   /** One string token, not yet quoted (lone surrogates not yet replaced). */
   writeString(text: string): void;
 }
@@ -193,7 +195,7 @@ function openValue(v: unknown, sink: CanonicalSink, stack: WalkStack, sorter: Ke
       sink.writeString(v);
       return;
     case 'number':
-      if (Number.isFinite(v)) sink.write(String(v));
+      if (Number.isFinite(v)) sink.writeNumber(v);
       else sink.writeString(String(v));
       return;
     case 'boolean':
@@ -239,6 +241,7 @@ export function canonicalString(value: unknown): string {
   const parts: string[] = [];
   writeCanonical(value, {
     write: (chunk) => void parts.push(chunk),
+    writeNumber: (value) => void parts.push(String(value)),
     writeString: (text) => void parts.push(JSON.stringify(sanitizeSurrogates(text))),
   });
   return parts.join('');

@@ -1,5 +1,7 @@
 const MARKER = '<<<EXTERNAL_UNTRUSTED_CONTENT id=';
 const CANONICAL_ID = '0000000000000000';
+/** The shortest text holding a well-formed marker pair (empty body, no escapes): shorter ones never change. */
+const SHORTEST_PAIR = `${MARKER}"${CANONICAL_ID}">>><<<END_EXTERNAL_UNTRUSTED_CONTENT id="${CANONICAL_ID}">>>`.length;
 /**
  * A well-formed pair of OpenClaw's untrusted-content markers with the same 16-hex nonce:
  * group 1 the opening up to the id, 2 the backslashes before its quotes, 3 the id, 4 the body
@@ -19,7 +21,9 @@ const ESCAPED_QUOTE = /(?<!\\)\\*"/g;
  * it holds no marker.
  */
 export function canonicalizeUntrustedContentIds(text: string): string {
-  if (!text.includes(MARKER)) return text;
+  // Most strings of a structured result (keys, ids, titles) are shorter than a pair: the length
+  // test spares them the search.
+  if (text.length < SHORTEST_PAIR || !text.includes(MARKER)) return text;
   return text.replace(
     MARKER_PAIR,
     (match, start: string, escapes: string, _id: string, middle: string, end: string) => {

@@ -133,12 +133,16 @@ describe('canonicalString', () => {
     expect(text.length).toBe(5000 * '[{"k":'.length + '"leaf"'.length + 5000 * '}]'.length);
   });
 
-  it('streams punctuation through write and every string token through writeString', () => {
+  it('streams punctuation through write, finite numbers through writeNumber and every string token through writeString', () => {
     const tokens: string[] = [];
-    const sink: CanonicalSink = { write: (c) => void tokens.push(c), writeString: (t) => void tokens.push(`<${t}>`) };
-    writeCanonical({ b: 'x', a: [1, { c: null }], n: NaN, g: 2n, u: new Uint8Array([1]) }, sink);
+    const sink: CanonicalSink = {
+      write: (c) => void tokens.push(c),
+      writeNumber: (n) => void tokens.push(`#${n}`),
+      writeString: (t) => void tokens.push(`<${t}>`),
+    };
+    writeCanonical({ b: 'x', a: [1, { c: null }], n: NaN, g: 2n, f: -0.5, u: new Uint8Array([1]) }, sink);
     expect(tokens.join('')).toBe(
-      '{<a>:[1,{<c>:null}],<b>:<x>,<g>:<2>,<n>:<NaN>,<u>:{<data>:<AQ==>,<type>:<Uint8Array>}}',
+      '{<a>:[#1,{<c>:null}],<b>:<x>,<f>:#-0.5,<g>:<2>,<n>:<NaN>,<u>:{<data>:<AQ==>,<type>:<Uint8Array>}}',
     );
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

@@ -51,6 +51,14 @@ describe('untrusted-content nonce pairs', () => {
     );
   });
 
+  it('rewrites the shortest pair (empty body); a text too short to hold a pair is returned as is', () => {
+    const shortest = wrapped(ID_A, '');
+    expect(canonicalizeUntrustedContentIds(shortest)).toBe(wrapped('0000000000000000', ''));
+    expect(canonicalizeUntrustedContentIds(`{${shortest}}`)).toBe(`{${wrapped('0000000000000000', '')}}`);
+    const cut = shortest.slice(0, -1);
+    expect(canonicalizeUntrustedContentIds(cut)).toBe(cut);
+  });
+
   it('malformed, empty or mismatched ids, and escapes that are not 2^n−1, are kept as they are', () => {
     for (const text of [
       wrapped('xyz'),

@@ -22,6 +22,7 @@ function hashStream(value: unknown): string {
   const parts: string[] = [];
   writeCanonical(value, {
     write: (chunk) => void parts.push(chunk),
+    writeNumber: (value) => void parts.push(String(value)),
     writeString: (text) => void parts.push(`"${text.length}:${text}"`),
   });
   return parts.join('');
