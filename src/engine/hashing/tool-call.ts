@@ -11,18 +11,16 @@ import { writeTarget } from './write-target.js';
  * for the meta-tool `tool_call` its typed-error family.
  */
 export function describeToolCall(digester: Digester, toolName: string, params: unknown): ToolCallSignature {
-  const signature = {
-    toolName,
-    argsHash: hashToolArgs(digester, toolName, params),
-    knownPoll: isKnownPollCall(toolName, params),
-  };
+  const argsHash = hashToolArgs(digester, toolName, params);
+  const knownPoll = isKnownPollCall(toolName, params);
+  // One literal per shape: a spread copy plus a property defined on it builds a new hidden
+  // class per call, and every detector's read of the signature then misses V8's caches.
   if (toolName === 'write') {
     const target = writeTarget(params);
-    return target === undefined ? signature : { ...signature, mutationTargetHash: digester.digest(target) };
-  }
-  if (toolName === 'tool_call') {
+    if (target !== undefined) return { toolName, argsHash, knownPoll, mutationTargetHash: digester.digest(target) };
+  } else if (toolName === 'tool_call') {
     const failureFamily = typedErrorFamily(toolName, params);
-    return failureFamily === undefined ? signature : { ...signature, failureFamily };
+    if (failureFamily !== undefined) return { toolName, argsHash, knownPoll, failureFamily };
   }
-  return signature;
+  return { toolName, argsHash, knownPoll };
 }
