@@ -2,10 +2,18 @@ import { posix } from 'node:path';
 import { isPlainObject } from '../../util/is-record.js';
 
 /** The path parameter of a `write` call (OpenClaw's `path`, or `file_path`). */
-function writePath(params: unknown): string | undefined {
-  if (!isPlainObject(params)) return undefined;
+function writePath(params: Record<string, unknown>): string | undefined {
   const path = params.path ?? params.file_path;
   return typeof path === 'string' && path.trim() !== '' ? path : undefined;
+}
+
+/**
+ * Whether `posix.normalize` would return the path as it is: no empty segment (`//`) and no
+ * `.` or `..` segment. Most paths are, and normalising one costs a walk that builds a new
+ * string segment by segment.
+ */
+function isNormalPath(path: string): boolean {
+  return path.charCodeAt(0) !== 0x2e && !path.includes('//') && !path.includes('/.');
 }
 
 /**
@@ -15,8 +23,10 @@ function writePath(params: unknown): string | undefined {
  * directory (or its sandbox); a span processor sees only the call, so a relative path stays relative.
  */
 export function writeTarget(params: unknown): { path: string } | undefined {
+  if (!isPlainObject(params)) return undefined;
   const path = writePath(params);
   if (path === undefined) return undefined;
-  const cwd = isPlainObject(params) && typeof params.cwd === 'string' && params.cwd.startsWith('/') ? params.cwd : '';
-  return { path: cwd !== '' ? posix.resolve(cwd, path) : posix.normalize(path) };
+  const cwd = typeof params.cwd === 'string' && params.cwd.startsWith('/') ? params.cwd : '';
+  if (cwd !== '') return { path: posix.resolve(cwd, path) };
+  return { path: isNormalPath(path) ? path : posix.normalize(path) };
 }
