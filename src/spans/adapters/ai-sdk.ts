@@ -11,17 +11,13 @@ import {
   ATTR_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_AGENT_ID,
 } from '../../semconv.js';
-import type { SpanView } from '../span-view.js';
 import type { ToolSpanAdapter } from './adapter.js';
-import { readToolCallEnd, stringAttribute, toolCallStartOf } from './attribute-values.js';
-
-const CONTENT_KEYS = { arguments: [ATTR_AI_TOOL_CALL_ARGS], result: [ATTR_AI_TOOL_CALL_RESULT] } as const;
+import { readToolCallEnd, stringValue, toolCallStartOf } from './attribute-values.js';
 
 /** A string or finite-number attribute as text (AI SDK metadata values may be numbers). */
-function idAttribute(span: SpanView, key: string): string | undefined {
-  const value = span.attributes[key];
+function idValue(value: unknown): string | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return stringAttribute(span, key);
+  return stringValue(value);
 }
 
 /**
@@ -44,18 +40,24 @@ export const aiSdkAdapter: ToolSpanAdapter = {
   triggers: { attributes: [ATTR_AI_OPERATION_ID], spanNames: [AI_SDK_TOOL_CALL] },
   matchStart(span) {
     if (span.name !== AI_SDK_TOOL_CALL && span.attributes[ATTR_AI_OPERATION_ID] !== AI_SDK_TOOL_CALL) return undefined;
-    const toolName = stringAttribute(span, ATTR_AI_TOOL_CALL_NAME);
+    const toolName = stringValue(span.attributes[ATTR_AI_TOOL_CALL_NAME]);
     if (toolName === undefined) return undefined;
-    return toolCallStartOf(span, toolName, { callId: ATTR_AI_TOOL_CALL_ID, arguments: ATTR_AI_TOOL_CALL_ARGS });
+    return toolCallStartOf(
+      span,
+      toolName,
+      span.attributes[ATTR_AI_TOOL_CALL_ID],
+      span.attributes[ATTR_AI_TOOL_CALL_ARGS],
+    );
   },
   readEnd(span) {
-    return readToolCallEnd(span, CONTENT_KEYS);
+    return readToolCallEnd(span, span.attributes[ATTR_AI_TOOL_CALL_ARGS], span.attributes[ATTR_AI_TOOL_CALL_RESULT]);
   },
   scopeHint(span) {
     const operation = span.attributes[ATTR_AI_OPERATION_ID];
     if (typeof operation !== 'string' || !operation.startsWith('ai.')) return undefined;
-    const runId = idAttribute(span, ATTR_AI_TELEMETRY_METADATA_RUN_ID);
-    const agentId = stringAttribute(span, ATTR_GEN_AI_AGENT_ID) ?? stringAttribute(span, ATTR_AI_TELEMETRY_FUNCTION_ID);
+    const runId = idValue(span.attributes[ATTR_AI_TELEMETRY_METADATA_RUN_ID]);
+    const agentId =
+      stringValue(span.attributes[ATTR_GEN_AI_AGENT_ID]) ?? stringValue(span.attributes[ATTR_AI_TELEMETRY_FUNCTION_ID]);
     const startsRun = operation === AI_SDK_OPERATION_GENERATE_TEXT || operation === AI_SDK_OPERATION_STREAM_TEXT;
     if (runId === undefined && agentId === undefined && !startsRun) return undefined;
     return { runId, agentId, startsRun };

@@ -16,26 +16,21 @@ import {
 import { spanIdOf, STATUS_CODE_ERROR, type SpanView } from '../span-view.js';
 import type { ToolCallEnd, ToolCallStart } from './adapter.js';
 
-/** A non-blank string attribute, trimmed; `undefined` otherwise. */
-export function stringAttribute(span: SpanView, key: string): string | undefined {
-  const value = span.attributes[key];
+/**
+ * A non-blank string attribute value, trimmed; `undefined` otherwise. Callers read the value
+ * themselves (`stringValue(span.attributes[KEY])`): each such read is its own lookup site that
+ * sees one key, which V8 resolves like a named property, where one shared `attributes[key]`
+ * site seeing every adapter's keys would take V8's slow generic lookup on each span.
+ */
+export function stringValue(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   return trimmed === '' ? undefined : trimmed;
 }
 
-/** The first non-blank string among `keys`. */
-export function firstStringAttribute(span: SpanView, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const value = stringAttribute(span, key);
-    if (value !== undefined) return value;
-  }
-  return undefined;
-}
-
-/** The first of `keys` the span carries a value under, if any. */
-export function firstPresentKey(span: SpanView, keys: readonly string[]): string | undefined {
-  return keys.find((key) => span.attributes[key] !== undefined);
+/** The first of two attribute values that is present (not `undefined`), as a span's first attribute of two keys. */
+export function firstPresent(first: unknown, second: unknown): unknown {
+  return first !== undefined ? first : second;
 }
 
 /** `tool_loop.poll` when it is a boolean. */
@@ -45,21 +40,17 @@ function pollAttribute(span: SpanView): boolean | undefined {
 }
 
 /**
- * A tool call recognised at start from a convention's call-id and arguments attributes, plus
- * our own `tool_loop.args_hash` / `tool_loop.poll`.
+ * A tool call recognised at start from a convention's call-id and arguments attribute values,
+ * plus our own `tool_loop.args_hash` / `tool_loop.poll`.
  */
-export function toolCallStartOf(
-  span: SpanView,
-  toolName: string,
-  keys: { callId: string; arguments: string },
-): ToolCallStart {
-  const argsHash = stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH);
+export function toolCallStartOf(span: SpanView, toolName: string, callId: unknown, args: unknown): ToolCallStart {
+  const argsHash = stringValue(span.attributes[ATTR_TOOL_LOOP_ARGS_HASH]);
   return {
     toolName,
-    toolCallId: stringAttribute(span, keys.callId),
+    toolCallId: stringValue(callId),
     argsHash,
     knownPoll: pollAttribute(span),
-    arguments: span.attributes[keys.arguments],
+    arguments: args,
     callFacts: argsHash === undefined ? undefined : readCallFacts(span),
   };
 }
@@ -79,29 +70,25 @@ function spanErrorText(span: SpanView): string | undefined {
 
 /**
  * The end-of-span reading shared by every convention: our own hash attributes win, then the
- * error status, then the raw result found under `keys.result`. A span that carries no
- * arguments at all gets an {@link uncapturedArgsHash}.
+ * error status, then the raw result (`result`, the convention's result attribute value;
+ * `undefined`: none). A span that carries no arguments at all (`args` undefined) gets an
+ * {@link uncapturedArgsHash}.
  */
-export function readToolCallEnd(
-  span: SpanView,
-  keys: { arguments: readonly string[]; result: readonly string[] },
-): ToolCallEnd {
+export function readToolCallEnd(span: SpanView, args: unknown, result: unknown): ToolCallEnd {
   const errorText = spanErrorText(span);
-  const resultKey = firstPresentKey(span, keys.result);
-  const argumentsKey = firstPresentKey(span, keys.arguments);
-  const argsHash = stringAttribute(span, ATTR_TOOL_LOOP_ARGS_HASH);
-  const resultHash = stringAttribute(span, ATTR_TOOL_LOOP_RESULT_HASH);
+  const argsHash = stringValue(span.attributes[ATTR_TOOL_LOOP_ARGS_HASH]);
+  const resultHash = stringValue(span.attributes[ATTR_TOOL_LOOP_RESULT_HASH]);
   const outcomeKind = outcomeKindAttribute(span);
   return {
-    argsHash: argsHash === undefined && argumentsKey === undefined ? uncapturedArgsHash(span) : argsHash,
+    argsHash: argsHash === undefined && args === undefined ? uncapturedArgsHash(span) : argsHash,
     knownPoll: pollAttribute(span),
-    arguments: argumentsKey === undefined ? undefined : span.attributes[argumentsKey],
+    arguments: args,
     resultHash,
-    unknownToolName: stringAttribute(span, ATTR_TOOL_LOOP_UNKNOWN_TOOL)?.toLowerCase(),
+    unknownToolName: stringValue(span.attributes[ATTR_TOOL_LOOP_UNKNOWN_TOOL])?.toLowerCase(),
     outcomeFacts:
       resultHash === undefined && outcomeKind === undefined ? undefined : readOutcomeFacts(span, outcomeKind),
-    result: resultKey === undefined ? undefined : span.attributes[resultKey],
-    hasResult: resultKey !== undefined,
+    result,
+    hasResult: result !== undefined,
     errorText,
     isError: errorText !== undefined,
   };
@@ -126,7 +113,7 @@ const OUTCOME_KINDS: ReadonlySet<string> = new Set<OutcomeKind>([
 
 /** `tool_loop.outcome_kind` when it names a known kind. */
 function outcomeKindAttribute(span: SpanView): OutcomeKind | undefined {
-  const kind = stringAttribute(span, ATTR_TOOL_LOOP_OUTCOME_KIND);
+  const kind = stringValue(span.attributes[ATTR_TOOL_LOOP_OUTCOME_KIND]);
   return kind !== undefined && OUTCOME_KINDS.has(kind) ? (kind as OutcomeKind) : undefined;
 }
 
@@ -139,11 +126,11 @@ function readOutcomeFacts(
     -readonly [K in keyof NonNullable<ToolCallEnd['outcomeFacts']>]: NonNullable<ToolCallEnd['outcomeFacts']>[K];
   } = {};
   if (outcomeKind !== undefined) facts.outcomeKind = outcomeKind;
-  const failureIdentityHash = stringAttribute(span, ATTR_TOOL_LOOP_FAILURE_IDENTITY_HASH);
+  const failureIdentityHash = stringValue(span.attributes[ATTR_TOOL_LOOP_FAILURE_IDENTITY_HASH]);
   if (failureIdentityHash !== undefined) facts.failureIdentityHash = failureIdentityHash;
-  const typedError = stringAttribute(span, ATTR_TOOL_LOOP_TYPED_ERROR);
+  const typedError = stringValue(span.attributes[ATTR_TOOL_LOOP_TYPED_ERROR]);
   if (typedError !== undefined) facts.typedError = typedError;
-  const mutationTargetHash = stringAttribute(span, ATTR_TOOL_LOOP_MUTATION_TARGET_HASH);
+  const mutationTargetHash = stringValue(span.attributes[ATTR_TOOL_LOOP_MUTATION_TARGET_HASH]);
   if (mutationTargetHash !== undefined) facts.mutationTargetHash = mutationTargetHash;
   if (span.attributes[ATTR_TOOL_LOOP_NO_PROGRESS] === true) facts.noProgress = true;
   return facts;
@@ -151,8 +138,8 @@ function readOutcomeFacts(
 
 /** The facts written with a pre-computed args hash (see `ATTR_TOOL_LOOP_FAILURE_FAMILY`); `undefined` when there are none. */
 function readCallFacts(span: SpanView): ToolCallStart['callFacts'] {
-  const mutationTargetHash = stringAttribute(span, ATTR_TOOL_LOOP_MUTATION_TARGET_HASH);
-  const failureFamily = stringAttribute(span, ATTR_TOOL_LOOP_FAILURE_FAMILY);
+  const mutationTargetHash = stringValue(span.attributes[ATTR_TOOL_LOOP_MUTATION_TARGET_HASH]);
+  const failureFamily = stringValue(span.attributes[ATTR_TOOL_LOOP_FAILURE_FAMILY]);
   if (mutationTargetHash === undefined && failureFamily === undefined) return undefined;
   return failureFamily === undefined ? { mutationTargetHash } : { mutationTargetHash, failureFamily };
 }

@@ -11,17 +11,17 @@ import {
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
-import { readToolCallEnd, stringAttribute, toolCallStartOf } from './attribute-values.js';
-
-const CONTENT_KEYS = { arguments: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS], result: [ATTR_GEN_AI_TOOL_CALL_RESULT] } as const;
+import { readToolCallEnd, stringValue, toolCallStartOf } from './attribute-values.js';
 
 function match(span: SpanView): ToolCallStart | undefined {
-  const toolName = stringAttribute(span, ATTR_GEN_AI_TOOL_NAME);
+  const toolName = stringValue(span.attributes[ATTR_GEN_AI_TOOL_NAME]);
   if (toolName === undefined) return undefined;
-  return toolCallStartOf(span, toolName, {
-    callId: ATTR_GEN_AI_TOOL_CALL_ID,
-    arguments: ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-  });
+  return toolCallStartOf(
+    span,
+    toolName,
+    span.attributes[ATTR_GEN_AI_TOOL_CALL_ID],
+    span.attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS],
+  );
 }
 
 /**
@@ -55,11 +55,16 @@ export const genAiAdapter: ToolSpanAdapter = {
   matchEnd: match,
   readEnd(span) {
     // `gen_ai.tool.call.arguments` is opt-in content: without it, calls cannot be told apart.
-    return readToolCallEnd(span, CONTENT_KEYS);
+    return readToolCallEnd(
+      span,
+      span.attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS],
+      span.attributes[ATTR_GEN_AI_TOOL_CALL_RESULT],
+    );
   },
   scopeHint(span) {
-    const runId = stringAttribute(span, ATTR_TOOL_LOOP_RUN_ID) ?? stringAttribute(span, ATTR_GEN_AI_CONVERSATION_ID);
-    const agentId = stringAttribute(span, ATTR_GEN_AI_AGENT_ID);
+    const runId =
+      stringValue(span.attributes[ATTR_TOOL_LOOP_RUN_ID]) ?? stringValue(span.attributes[ATTR_GEN_AI_CONVERSATION_ID]);
+    const agentId = stringValue(span.attributes[ATTR_GEN_AI_AGENT_ID]);
     const startsRun = span.attributes[ATTR_GEN_AI_OPERATION_NAME] === GEN_AI_OPERATION_INVOKE_AGENT;
     return runId === undefined && agentId === undefined && !startsRun ? undefined : { runId, agentId, startsRun };
   },

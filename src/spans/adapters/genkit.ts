@@ -8,16 +8,15 @@ import {
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
-import { readToolCallEnd, stringAttribute } from './attribute-values.js';
+import { readToolCallEnd, stringValue } from './attribute-values.js';
 
-const CONTENT_KEYS = { arguments: [ATTR_GENKIT_INPUT], result: [ATTR_GENKIT_OUTPUT] } as const;
 const TOOL_KEY_PREFIX = `/${GENKIT_SUBTYPE_TOOL}/`;
 
 /** The tool's name: `genkit:name` (set at end), else the action key `/tool/<name>` (set at start), else the span name. */
 function toolNameOf(span: SpanView): string | undefined {
-  const named = stringAttribute(span, ATTR_GENKIT_NAME);
+  const named = stringValue(span.attributes[ATTR_GENKIT_NAME]);
   if (named !== undefined) return named;
-  const key = stringAttribute(span, ATTR_GENKIT_KEY);
+  const key = stringValue(span.attributes[ATTR_GENKIT_KEY]);
   if (key?.startsWith(TOOL_KEY_PREFIX) && key.length > TOOL_KEY_PREFIX.length) return key.slice(TOOL_KEY_PREFIX.length);
   return span.name.trim() || undefined;
 }
@@ -44,6 +43,6 @@ export const genkitAdapter: ToolSpanAdapter = {
   matchStart: match,
   matchEnd: match,
   readEnd(span) {
-    return readToolCallEnd(span, CONTENT_KEYS);
+    return readToolCallEnd(span, span.attributes[ATTR_GENKIT_INPUT], span.attributes[ATTR_GENKIT_OUTPUT]);
   },
 };

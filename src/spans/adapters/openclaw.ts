@@ -15,13 +15,15 @@ import {
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolSpanAdapter } from './adapter.js';
-import { firstPresentKey, firstStringAttribute, readToolCallEnd, stringAttribute } from './attribute-values.js';
+import { firstPresent, readToolCallEnd, stringValue } from './attribute-values.js';
 
-const ARGUMENT_KEYS = [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_OPENCLAW_CONTENT_TOOL_INPUT] as const;
-const CONTENT_KEYS = {
-  arguments: ARGUMENT_KEYS,
-  result: [ATTR_GEN_AI_TOOL_CALL_RESULT, ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT],
-} as const;
+/** The call's arguments: the GenAI attribute, else OpenClaw's content attribute. */
+function argumentsOf(span: SpanView): unknown {
+  return firstPresent(
+    span.attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS],
+    span.attributes[ATTR_OPENCLAW_CONTENT_TOOL_INPUT],
+  );
+}
 
 function isVeto(span: SpanView): boolean {
   return (
@@ -57,22 +59,26 @@ export const openClawAdapter: ToolSpanAdapter = {
     // By name: `openclaw.skill.used` and `openclaw.tool.loop` spans also carry `openclaw.toolName`.
     if (span.name !== OPENCLAW_SPAN_TOOL_EXECUTION) return undefined;
     if (isVeto(span)) return undefined;
-    const toolName = firstStringAttribute(span, [ATTR_OPENCLAW_TOOL_NAME, ATTR_GEN_AI_TOOL_NAME]);
+    const toolName =
+      stringValue(span.attributes[ATTR_OPENCLAW_TOOL_NAME]) ?? stringValue(span.attributes[ATTR_GEN_AI_TOOL_NAME]);
     if (toolName === undefined) return undefined;
-    const argumentsKey = firstPresentKey(span, ARGUMENT_KEYS);
     return {
       toolName,
-      toolCallId: stringAttribute(span, ATTR_GEN_AI_TOOL_CALL_ID),
-      arguments: argumentsKey === undefined ? undefined : span.attributes[argumentsKey],
+      toolCallId: stringValue(span.attributes[ATTR_GEN_AI_TOOL_CALL_ID]),
+      arguments: argumentsOf(span),
     };
   },
   // OpenClaw's own veto: not a call, and not one for the generic GenAI adapter either.
   rejects: isVeto,
   readEnd(span) {
-    return readToolCallEnd(span, CONTENT_KEYS);
+    return readToolCallEnd(
+      span,
+      argumentsOf(span),
+      firstPresent(span.attributes[ATTR_GEN_AI_TOOL_CALL_RESULT], span.attributes[ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT]),
+    );
   },
   scopeHint(span) {
-    const agentId = stringAttribute(span, ATTR_OPENCLAW_AGENT);
+    const agentId = stringValue(span.attributes[ATTR_OPENCLAW_AGENT]);
     const startsRun = span.name === OPENCLAW_SPAN_RUN || span.name === OPENCLAW_SPAN_HARNESS_RUN;
     return agentId === undefined && !startsRun ? undefined : { agentId, startsRun };
   },

@@ -9,14 +9,9 @@ import {
 import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
-import { readToolCallEnd, stringAttribute } from './attribute-values.js';
+import { readToolCallEnd, stringValue } from './attribute-values.js';
 import { serialisedMessageKwargs } from './langchain-message.js';
 import { isRecord } from '../../util/is-record.js';
-
-const CONTENT_KEYS = {
-  arguments: [ATTR_OPENINFERENCE_INPUT_VALUE],
-  result: [ATTR_OPENINFERENCE_OUTPUT_VALUE],
-} as const;
 
 function isToolSpan(span: SpanView): boolean {
   const kind = span.attributes[ATTR_OPENINFERENCE_SPAN_KIND];
@@ -26,7 +21,7 @@ function isToolSpan(span: SpanView): boolean {
 function match(span: SpanView): ToolCallStart | undefined {
   if (!isToolSpan(span)) return undefined;
   // The LangChain tracer sets `tool.name` only at end; its span name is the tool's run name.
-  const toolName = stringAttribute(span, ATTR_OPENINFERENCE_TOOL_NAME) ?? (span.name.trim() || undefined);
+  const toolName = stringValue(span.attributes[ATTR_OPENINFERENCE_TOOL_NAME]) ?? (span.name.trim() || undefined);
   if (toolName === undefined) return undefined;
   return { toolName, arguments: span.attributes[ATTR_OPENINFERENCE_INPUT_VALUE] };
 }
@@ -63,12 +58,16 @@ export const openInferenceAdapter: ToolSpanAdapter = {
   matchStart: match,
   matchEnd: match,
   readEnd(span) {
-    const end = readToolCallEnd(span, CONTENT_KEYS);
+    const end = readToolCallEnd(
+      span,
+      span.attributes[ATTR_OPENINFERENCE_INPUT_VALUE],
+      span.attributes[ATTR_OPENINFERENCE_OUTPUT_VALUE],
+    );
     return end.hasResult ? { ...end, result: unwrapOutput(end.result) } : end;
   },
   scopeHint(span) {
     if (span.attributes[ATTR_OPENINFERENCE_SPAN_KIND] === undefined) return undefined;
-    const runId = stringAttribute(span, ATTR_OPENINFERENCE_SESSION_ID);
+    const runId = stringValue(span.attributes[ATTR_OPENINFERENCE_SESSION_ID]);
     return runId === undefined ? undefined : { runId };
   },
 };

@@ -11,10 +11,8 @@ import { isRecord } from '../../util/is-record.js';
 import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
-import { readToolCallEnd, stringAttribute } from './attribute-values.js';
+import { readToolCallEnd, stringValue } from './attribute-values.js';
 import { serialisedMessageKwargs } from './langchain-message.js';
-
-const CONTENT_KEYS = { arguments: [ATTR_TRACELOOP_ENTITY_INPUT], result: [ATTR_TRACELOOP_ENTITY_OUTPUT] } as const;
 
 /** The tool's arguments inside `{"args":[<arguments as JSON text>]}`; anything else as it is. */
 function unwrapInput(value: unknown): unknown {
@@ -35,7 +33,7 @@ function match(span: SpanView): ToolCallStart | undefined {
   // The entity name is the tool's class (`DynamicStructuredTool`); its name is in the returned message.
   const message = serialisedMessageKwargs(parseJsonAttribute(span.attributes[ATTR_TRACELOOP_ENTITY_OUTPUT]));
   const named = typeof message?.name === 'string' ? message.name.trim() : '';
-  const toolName = named !== '' ? named : stringAttribute(span, ATTR_TRACELOOP_ENTITY_NAME);
+  const toolName = named !== '' ? named : stringValue(span.attributes[ATTR_TRACELOOP_ENTITY_NAME]);
   if (toolName === undefined) return undefined;
   const callId = typeof message?.tool_call_id === 'string' ? message.tool_call_id : undefined;
   return { toolName, toolCallId: callId, arguments: unwrapInput(span.attributes[ATTR_TRACELOOP_ENTITY_INPUT]) };
@@ -60,7 +58,11 @@ export const openLlmetryLangChainAdapter: ToolSpanAdapter = {
   matchStart: match,
   matchEnd: match,
   readEnd(span) {
-    const end = readToolCallEnd(span, CONTENT_KEYS);
+    const end = readToolCallEnd(
+      span,
+      span.attributes[ATTR_TRACELOOP_ENTITY_INPUT],
+      span.attributes[ATTR_TRACELOOP_ENTITY_OUTPUT],
+    );
     const withArguments = end.arguments === undefined ? end : { ...end, arguments: unwrapInput(end.arguments) };
     if (!end.hasResult) return withArguments;
     const message = serialisedMessageKwargs(parseJsonAttribute(end.result));

@@ -8,10 +8,8 @@ import {
 import { parseJsonAttribute } from '../json-attribute.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
-import { readToolCallEnd, stringAttribute } from './attribute-values.js';
+import { readToolCallEnd, stringValue } from './attribute-values.js';
 import { isRecord } from '../../util/is-record.js';
-
-const CONTENT_KEYS = { arguments: [ATTR_TRACELOOP_ENTITY_INPUT], result: [ATTR_TRACELOOP_ENTITY_OUTPUT] } as const;
 
 /**
  * The parameters inside Traceloop's input envelope. Both SDKs write `{"args": [...], "kwargs": {...}}`
@@ -31,7 +29,7 @@ export function unwrapTraceloopInput(value: unknown): unknown {
 
 function match(span: SpanView): ToolCallStart | undefined {
   if (span.attributes[ATTR_TRACELOOP_SPAN_KIND] !== TRACELOOP_SPAN_KIND_TOOL) return undefined;
-  const toolName = stringAttribute(span, ATTR_TRACELOOP_ENTITY_NAME);
+  const toolName = stringValue(span.attributes[ATTR_TRACELOOP_ENTITY_NAME]);
   if (toolName === undefined) return undefined;
   const input = span.attributes[ATTR_TRACELOOP_ENTITY_INPUT];
   return { toolName, arguments: input === undefined ? undefined : unwrapTraceloopInput(input) };
@@ -53,7 +51,11 @@ export const traceloopAdapter: ToolSpanAdapter = {
   matchStart: match,
   matchEnd: match,
   readEnd(span) {
-    const end = readToolCallEnd(span, CONTENT_KEYS);
+    const end = readToolCallEnd(
+      span,
+      span.attributes[ATTR_TRACELOOP_ENTITY_INPUT],
+      span.attributes[ATTR_TRACELOOP_ENTITY_OUTPUT],
+    );
     return end.arguments === undefined ? end : { ...end, arguments: unwrapTraceloopInput(end.arguments) };
   },
 };
