@@ -161,10 +161,15 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
   openValue(value, sink, stack, sorter);
   while (stack.depth > 0) {
     const d = stack.depth - 1;
-    const i = stack.next[d];
     const keys = stack.keys[d];
-    if (i < stack.lengths[d]) {
-      stack.next[d] = i + 1;
+    const source = stack.sources[d];
+    const length = stack.lengths[d];
+    let i = stack.next[d];
+    let pushed = false;
+    // The members of the innermost object or array, in one loop: its frame is read once, not
+    // per member. A member that is an object or array is pushed and walked first; the loop
+    // resumes after it.
+    while (i < length && !pushed) {
       if (i > 0) sink.write(',');
       if (keys !== undefined) {
         sink.writeString(keys[i]);
@@ -174,13 +179,18 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
       try {
         property =
           keys === undefined
-            ? (stack.sources[d] as readonly unknown[])[i]
-            : (stack.sources[d] as Readonly<Record<string, unknown>>)[keys[i]];
+            ? (source as readonly unknown[])[i]
+            : (source as Readonly<Record<string, unknown>>)[keys[i]];
       } catch {
         sink.writeString(UNREADABLE);
+        i += 1;
         continue;
       }
-      openValue(property, sink, stack, sorter);
+      i += 1;
+      pushed = openValue(property, sink, stack, sorter);
+    }
+    if (pushed) {
+      stack.next[d] = i;
     } else {
       sink.write(keys === undefined ? ']' : '}');
       stack.pop();
@@ -188,38 +198,41 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
   }
 }
 
-/** Writes a primitive whole, or the opening of an object and pushes it on the walk stack. */
-function openValue(v: unknown, sink: CanonicalSink, stack: WalkStack, sorter: KeySorter): void {
+/**
+ * Writes a primitive whole, or the opening of an object and pushes it on the walk stack;
+ * returns whether it pushed.
+ */
+function openValue(v: unknown, sink: CanonicalSink, stack: WalkStack, sorter: KeySorter): boolean {
   switch (typeof v) {
     case 'string':
       sink.writeString(v);
-      return;
+      return false;
     case 'number':
       if (Number.isFinite(v)) sink.writeNumber(v);
       else sink.writeString(String(v));
-      return;
+      return false;
     case 'boolean':
       sink.write(v ? 'true' : 'false');
-      return;
+      return false;
     case 'bigint':
       sink.writeString(v.toString());
-      return;
+      return false;
     case 'undefined':
       sink.write('undefined');
-      return;
+      return false;
     case 'function':
     case 'symbol':
       sink.write('null');
-      return;
+      return false;
   }
   if (v === null) {
     sink.write('null');
-    return;
+    return false;
   }
   const node = v as object;
   if (stack.has(node)) {
     sink.writeString(CIRCULAR);
-    return;
+    return false;
   }
   let isArray: boolean;
   try {
@@ -227,9 +240,10 @@ function openValue(v: unknown, sink: CanonicalSink, stack: WalkStack, sorter: Ke
   } catch {
     // A throwing getter or proxy trap (even Array.isArray throws on a revoked proxy).
     sink.writeString(UNREADABLE);
-    return;
+    return false;
   }
   sink.write(isArray ? '[' : '{');
+  return true;
 }
 
 /**
