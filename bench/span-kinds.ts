@@ -223,7 +223,7 @@ export function measuredKinds(): MeasuredKind[] {
       result: (i) => textResultJson(i),
       bounds: true,
       naive: true,
-      pipeline: false,
+      pipeline: true,
     }),
     toolKind({
       name: 'tool-10k-structured',
