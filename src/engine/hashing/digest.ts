@@ -66,7 +66,7 @@ export function digestInput(value: unknown): string {
 const BUFFER_BYTES = 64 * 1024;
 /** Strings longer than this (UTF-16 units) go to the hasher directly instead of through the buffer. */
 const PASS_THROUGH_AT = 16 * 1024;
-/** Strings up to this many units are encoded unit by unit (see {@link encodeUtf8}); longer ones by `Buffer.write`. */
+/** Strings up to this many units are encoded unit by unit (see {@link encodeUtf8From}); longer ones by `Buffer.write`. */
 const SHORT_STRING = 64;
 const QUOTE = 0x22;
 const COLON = 0x3a;
@@ -147,19 +147,13 @@ function writeShortNumber(bytes: Uint8Array, at: number, value: number): number 
 }
 
 /**
- * Writes the UTF-8 encoding of `text` at `at`, as `TextEncoder` would (a lone surrogate becomes
- * U+FFFD); returns the end. The caller has made room for 3 bytes per unit.
+ * Writes the UTF-8 encoding of `text` from unit `from` on at `at`, as `TextEncoder` would (a
+ * lone surrogate becomes U+FFFD); returns the end. The caller has made room for 3 bytes per
+ * unit, and has written the ASCII units before `from` itself (see `HashingSink.writeString`).
  */
-function encodeUtf8(text: string, bytes: Uint8Array, at: number): number {
+function encodeUtf8From(text: string, from: number, bytes: Uint8Array, at: number): number {
   const units = text.length;
-  let i = 0;
-  for (; i < units; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code >= 0x80) break;
-    bytes[at + i] = code;
-  }
-  at += i;
-  for (; i < units; i += 1) {
+  for (let i = from; i < units; i += 1) {
     let code = text.charCodeAt(i);
     if (code < 0x80) {
       bytes[at++] = code;
@@ -251,7 +245,17 @@ class HashingSink implements CanonicalSink {
     // Tool content is mostly short strings (keys, ids, titles, numbers as text): encoding them
     // here is cheaper than a call into Node, whose native loop wins on longer ones (a threshold
     // anywhere from 40 to 64 units measured the same; 96 or more, slower).
-    at = units <= SHORT_STRING ? encodeUtf8(text, bytes, at) : at + bytes.write(text, at);
+    if (units <= SHORT_STRING) {
+      // The ASCII prefix here, in the caller, where the compiler inlines it (measured 2 % fewer
+      // instructions than in a function of its own).
+      let i = 0;
+      for (; i < units; i += 1) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80) break;
+        bytes[at + i] = code;
+      }
+      at = i === units ? at + units : encodeUtf8From(text, i, bytes, at + i);
+    } else at += bytes.write(text, at);
     bytes[at++] = QUOTE;
     this.length = at;
   }
