@@ -52,10 +52,27 @@ class KeySorter {
       if (same) return this.lastSorted;
     }
     this.lastKeys = keys;
-    this.lastSorted = [...keys].sort();
+    this.lastSorted = keys.length <= 16 ? insertionSorted(keys) : [...keys].sort();
     return this.lastSorted;
   }
 }
+
+function insertionSorted(keys: readonly string[]): string[] {
+  const out = keys.slice();
+  for (let i = 1; i < out.length; i += 1) {
+    const key = out[i];
+    let j = i - 1;
+    while (j >= 0 && out[j] > key) {
+      out[j + 1] = out[j];
+      j -= 1;
+    }
+    out[j + 1] = key;
+  }
+  return out;
+}
+
+/** Fills a popped slot, so that the stack keeps no reference to a walked value. */
+const EMPTY: object = Object.freeze({});
 
 /** Ancestors up to this depth are found by scanning the stack; deeper ones are also kept in a set. */
 const SCANNED_DEPTH = 16;
@@ -67,13 +84,13 @@ const SCANNED_DEPTH = 16;
 class WalkStack {
   depth = 0;
   /** The object on the ancestor path (for cycle detection). */
-  readonly nodes: object[] = [];
+  readonly nodes: object[] = [EMPTY, EMPTY, EMPTY, EMPTY];
   /** `undefined` for arrays; the sorted keys for objects. */
-  readonly keys: (readonly string[] | undefined)[] = [];
+  readonly keys: (readonly string[] | undefined)[] = [undefined, undefined, undefined, undefined];
   /** Where values are read from (the array, the object, or the projection of an Error or bytes). */
-  readonly sources: object[] = [];
-  readonly lengths: number[] = [];
-  readonly next: number[] = [];
+  readonly sources: object[] = [EMPTY, EMPTY, EMPTY, EMPTY];
+  readonly lengths: number[] = [0, 0, 0, 0];
+  readonly next: number[] = [0, 0, 0, 0];
   /** Deep ancestors only (created at the first): a shallow path is scanned, cheaper than a set for every object. */
   private deep: Set<object> | undefined = undefined;
 
@@ -125,9 +142,6 @@ class WalkStack {
     this.keys[d] = undefined;
   }
 }
-
-/** Fills a popped slot, so that the stack keeps no reference to a walked value. */
-const EMPTY: object = Object.freeze({});
 
 /**
  * Streams the stable (key-sorted) serialisation that hashes are taken of into `sink`, without building the whole
