@@ -6,6 +6,7 @@ import { CallRefs, type CallRef } from './evidence/call-refs.js';
 import { loopSignaturesOf, loopWindow, type LoopWindow } from './evidence/loop-window.js';
 import { RecoveryWatch, type RecoveryCounts, type RecoveryResolution } from './recovery/recovery-watch.js';
 import { detectToolCallLoop } from './detectors/detect.js';
+import { DeferredOutcome, type DeferredOutcomeBudget } from './history/deferred-outcome.js';
 import type { InFlightCall } from './history/queries.js';
 import { normalizeRunId, ToolCallHistory } from './history/tool-call-history.js';
 import {
@@ -40,6 +41,13 @@ export interface LoopRunOptions {
    * processor share one. Default: none of them (OpenClaw's behaviour).
    */
   readonly policy?: LoopPolicy;
+  /**
+   * Lets the run keep a {@link DeferredOutcome} given to {@link LoopRun.complete} unhashed until
+   * its hash is read, within this budget (shared by the runs of one span guard). Default: none
+   * (every outcome is hashed as it completes).
+   * @internal
+   */
+  readonly deferredOutcomes?: DeferredOutcomeBudget;
 }
 
 /** What a run does beyond OpenClaw's rules; every part is off when absent. */
@@ -115,6 +123,7 @@ export class LoopRun {
   /** Shared with the other runs of the same settings: one pointer per run. */
   private readonly policy: LoopPolicy;
   private extras: RunExtras | undefined = undefined;
+  private readonly deferred: DeferredOutcomeBudget | undefined;
 
   constructor(options: LoopRunOptions) {
     this.config = options.config;
@@ -123,6 +132,7 @@ export class LoopRun {
     this.now = options.now ?? Date.now;
     this.history = options.history ?? new ToolCallHistory({ now: this.now });
     this.policy = options.policy ?? NO_POLICY;
+    this.deferred = options.deferredOutcomes;
   }
 
   /** How this run's surfaced verdicts turned out so far (all zero without recovery tracking). */
@@ -140,6 +150,15 @@ export class LoopRun {
     if (!Number.isFinite(tokens) || tokens <= 0) return;
     const extras = (this.extras ??= new RunExtras());
     (extras.usage ??= new UsageLedger(2 * this.config.historySize)).add(tokens, this.now());
+  }
+
+  /**
+   * The run's state was let go (its root ended, it went idle or was evicted): outcomes it kept
+   * unhashed stop counting against the shared budget (they are hashed only if its history is
+   * still read).
+   */
+  released(): void {
+    if (this.deferred) this.history.uncountDeferred();
   }
 
   /** The run ended: settles a recovery watch still open (`run_ended`) and returns it. */
@@ -289,11 +308,13 @@ export class LoopRun {
   ): ToolCallRecord | undefined {
     if (!this.config.trackHistory) return undefined;
     const hashed: OutcomeHash =
-      typeof outcome === 'string'
-        ? unknownToolName === undefined
-          ? { resultHash: outcome }
-          : { resultHash: outcome, unknownToolName }
-        : outcome;
+      outcome instanceof DeferredOutcome
+        ? outcome.resolve()
+        : typeof outcome === 'string'
+          ? unknownToolName === undefined
+            ? { resultHash: outcome }
+            : { resultHash: outcome, unknownToolName }
+          : outcome;
     return this.history.recordOutcome(
       { ...hashed, toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: this.runId },
       this.config.historySize,
@@ -321,25 +342,64 @@ export class LoopRun {
     outcome: OutcomeHash,
   ): { readonly abort?: GuardAbort; readonly windowClosed?: GuardWindowSummary } {
     this.leaveFlight();
+    if (outcome instanceof DeferredOutcome) {
+      if (!this.keepsUnhashed(call) || !outcome.keep()) return this.observe(call, toolCallId, outcome.resolve());
+      // A success with a hash (a deferred outcome always has one) that no guard window observes.
+      if (this.config.trackHistory) {
+        this.attach(call, toolCallId, outcome);
+        this.deferred!.admit(outcome);
+      }
+      return NO_OBSERVATION;
+    }
+    return this.observe(call, toolCallId, outcome);
+  }
+
+  /** {@link completeObserved} for an outcome already hashed. */
+  private observe(
+    call: ToolCallSignature,
+    toolCallId: string | undefined,
+    outcome: OutcomeHash,
+  ): { readonly abort?: GuardAbort; readonly windowClosed?: GuardWindowSummary } {
     const { resultHash } = outcome;
     const veto = outcome.outcomeKind === 'tool-loop-veto';
     if (resultHash === undefined && !(veto && this.config.detectors.vetoesExtendStreak)) return NO_OBSERVATION;
-    if (this.config.trackHistory) {
-      this.history.attachOutcome(
-        call.toolName,
-        call.argsHash,
-        toolCallId,
-        this.runId,
-        outcome,
-        this.config.historySize,
-        readsResultSimilarity(this.config),
-      );
-    }
+    if (this.config.trackHistory) this.attach(call, toolCallId, outcome);
     if (resultHash === undefined) return NO_OBSERVATION;
     const verdict = this.guard?.observe(call, resultHash);
     if (!verdict) return NO_OBSERVATION;
     if (verdict.shouldAbort) return { abort: verdict };
     return verdict.windowClosed ? { windowClosed: verdict.windowClosed } : NO_OBSERVATION;
+  }
+
+  private attach(call: ToolCallSignature, toolCallId: string | undefined, outcome: OutcomeHash): void {
+    this.history.attachOutcome(
+      call.toolName,
+      call.argsHash,
+      toolCallId,
+      this.runId,
+      outcome,
+      this.config.historySize,
+      readsResultSimilarity(this.config),
+    );
+  }
+
+  /**
+   * Whether a deferred outcome of this call may be kept unhashed now: a budget is given, no
+   * guard window is observing hashes, no enabled detector reads the results of other
+   * signatures on every call (those would hash it at the next call anyway) or the results'
+   * near-duplicate evidence (which is computed with the hash), and the call is new in the
+   * history (its own record the only one of its signature): a call made again is likely to be
+   * made once more, and its result compared then.
+   */
+  private keepsUnhashed(call: ToolCallSignature): boolean {
+    const { detectors } = this.config;
+    return (
+      this.deferred !== undefined &&
+      this.guard?.armed !== true &&
+      !readsResultSimilarity(this.config) &&
+      !(this.config.enabled && (detectors.resultCycle || detectors.redundantCall)) &&
+      this.history.signatureCount(call.toolName, call.argsHash, this.runId) <= 1
+    );
   }
 
   /**

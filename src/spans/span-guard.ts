@@ -1,6 +1,7 @@
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import type { LoopBudget } from '../engine/cost/loop-budget.js';
 import type { CallRef } from '../engine/evidence/call-refs.js';
+import { DeferredOutcomeBudget } from '../engine/history/deferred-outcome.js';
 import { LoopRun, type GuardAbort, type LoopPolicy, type RunCheck } from '../engine/loop-run.js';
 import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
 import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
@@ -57,7 +58,19 @@ export interface SpanGuardOptions<S> {
   readonly recoveryWindow?: number;
   /** Whether tool calls keep their span references now (for evidence links). Default: never. */
   readonly keepCallRefs?: () => boolean;
+  /**
+   * Bytes of raw result text that all runs together may hold for results hashed only when
+   * their hash is first read (see `DeferredOutcome`); beyond it the oldest are hashed. 0: every
+   * result is hashed as its span ends. Default {@link DEFERRED_RESULT_BYTES}.
+   */
+  readonly deferredResultBytes?: number;
 }
+
+/**
+ * What the runs of one span guard may hold of raw results waiting to be hashed: 8 MiB (texts
+ * counted at two bytes a character), e.g. the last 30 results of 10 KB of 27 runs at once.
+ */
+export const DEFERRED_RESULT_BYTES = 8 * 1024 * 1024;
 
 /** A verdict reached on a call: before it ran (`start`) or, for arguments known only at its end, after (`end`). */
 export interface CallVerdict {
@@ -156,6 +169,8 @@ export class SpanGuard<S extends object> {
   private readonly runs: RunRegistry<RunState>;
   /** One for every run. */
   private readonly policy: LoopPolicy;
+  /** Shared by every run (absent: results are hashed as their spans end). */
+  private readonly deferred: DeferredOutcomeBudget | undefined;
 
   constructor(private readonly options: SpanGuardOptions<S>) {
     this.policy = Object.freeze({
@@ -163,6 +178,8 @@ export class SpanGuard<S extends object> {
       shadow: options.shadow,
       recoveryWindow: options.recoveryWindow,
     });
+    const deferredBytes = options.deferredResultBytes ?? DEFERRED_RESULT_BYTES;
+    this.deferred = deferredBytes > 0 ? new DeferredOutcomeBudget(deferredBytes) : undefined;
     // Bounded by memory, not by a count live spans reach: a smaller cap would silently merge runs.
     this.scopes = new RunScopes(Math.max(1_000_000, options.maxLiveRuns * 10), (limit) =>
       options.logger.warn(
@@ -176,6 +193,7 @@ export class SpanGuard<S extends object> {
         // An evicted run may go on elsewhere: only a run that ended settles its watch.
         const settled = reason === 'capacity' ? undefined : run.loop.end();
         options.onRelease?.(run, reason, settled);
+        run.loop.released();
       },
     );
   }
@@ -396,6 +414,7 @@ export class SpanGuard<S extends object> {
         logger: this.options.logger,
         now: this.options.clock,
         policy: this.policy,
+        deferredOutcomes: this.deferred,
       }),
       unclaimed: undefined,
     };

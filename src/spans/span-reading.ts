@@ -1,6 +1,8 @@
 import type { Digester } from '../engine/hashing/digest.js';
 import { hashToolOutcome, type OutcomeHash } from '../engine/hashing/outcome-hash.js';
+import { DeferredOutcome } from '../engine/history/deferred-outcome.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
+import { writeTarget } from '../engine/hashing/write-target.js';
 import type { ToolCallSignature } from '../engine/types.js';
 import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
@@ -166,6 +168,77 @@ export function hashToolSpanOutcome(
 }
 
 /**
+ * Results of at least this many characters are hashed only when their hash is first read (see
+ * {@link deferredToolSpanOutcome}); smaller ones as their span ends, where a deferred outcome would
+ * cost more than it saves.
+ */
+export const DEFER_RESULTS_FROM = 1024;
+
+/**
+ * The outcome of an ending tool span, hashed only when its hash is first read if the run keeps
+ * it so: a successful result text of at least `from` characters, not of `exec` (whose
+ * projection yields failure facts). The run keeps it unhashed only when nothing but the hash
+ * depends on the result ({@link DeferredOutcome.keep}): it can be neither OpenClaw's loop veto, a
+ * `write` that changed nothing, nor carry a typed-error stamp (none of `tool-loop`, `changed`,
+ * `typed_code` in its text, and no `\\u` escape that could spell them). A `write`'s mutation
+ * target comes from its params, so it is known now. `params`: the parsed arguments (kept until
+ * the run keeps the outcome, then parsed again from `rawArguments` if it is read; both
+ * `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
+ * {@link hashToolSpanOutcome}.
+ */
+export function deferredToolSpanOutcome(
+  digester: Digester,
+  toolName: string,
+  params: unknown,
+  rawArguments: unknown,
+  end: ToolCallEnd,
+  from = DEFER_RESULTS_FROM,
+): DeferredOutcome | undefined {
+  const { result } = end;
+  if (
+    typeof result !== 'string' ||
+    result.length < from ||
+    end.isError ||
+    !end.hasResult ||
+    end.resultHash !== undefined ||
+    end.outcomeFacts !== undefined ||
+    toolName === 'exec'
+  )
+    return undefined;
+  const bytes = 2 * (result.length + (typeof rawArguments === 'string' ? rawArguments.length : 0));
+  let parsed = params;
+  let kept = false;
+  return new DeferredOutcome(
+    () =>
+      hashToolOutcome(digester, {
+        toolName,
+        params: kept ? parseJsonAttribute(rawArguments) : parsed,
+        result: parseJsonAttribute(result),
+      }),
+    bytes,
+    () => {
+      if (!onlyHashDependsOn(toolName, result)) return false;
+      const target = toolName === 'write' ? writeTarget(parsed) : undefined;
+      kept = true;
+      parsed = undefined;
+      return target === undefined ? NO_FACTS : { mutationTargetHash: digester.digest(target) };
+    },
+  );
+}
+
+const NO_FACTS = Object.freeze({});
+
+/** Whether nothing but the hash of a successful result can depend on its text (see {@link deferredToolSpanOutcome}). */
+function onlyHashDependsOn(toolName: string, result: string): boolean {
+  return !(
+    result.includes('\\u') ||
+    result.includes('tool-loop') ||
+    result.includes('typed_code') ||
+    (toolName === 'write' && result.includes('changed'))
+  );
+}
+
+/**
  * A tool span's call as the span guard asks for it: the call once (at start when its
  * arguments are known then, else at end) and the outcome at end.
  */
@@ -182,10 +255,16 @@ export interface ToolCallSource<S = SpanView> {
   outcome(span: S): OutcomeHash;
 }
 
-/** A live tool span read through its adapter, hashed lazily: arguments at start or end, the outcome at end. */
+/**
+ * A live tool span read through its adapter, hashed lazily: arguments at start or end, the
+ * outcome at end, or a large result only when its hash is first read (see
+ * {@link deferredToolSpanOutcome}).
+ */
 class LiveToolCall implements ToolCallSource {
   /** Parsed arguments, for the outcome projection; dropped once the outcome is hashed. */
   private params: unknown = undefined;
+  /** What `params` were parsed from (for a deferred outcome, which parses them again when read). */
+  private rawArguments: unknown = undefined;
   private end: ToolCallEnd | undefined = undefined;
   /** The outcome once hashed: what the span state keeps from then on, instead of the parsed content. */
   private hashed: OutcomeHash | undefined = undefined;
@@ -194,6 +273,8 @@ class LiveToolCall implements ToolCallSource {
     private readonly digester: Digester,
     readonly adapter: ToolSpanAdapter,
     private readonly start: ToolCallStart,
+    /** Results of at least this many characters are deferred (Infinity: none). */
+    private readonly deferFrom: number,
   ) {}
 
   get toolName(): string {
@@ -216,24 +297,38 @@ class LiveToolCall implements ToolCallSource {
         start.arguments,
         start.callFacts,
       ),
+      start.argsHash,
+      start.arguments,
     );
   }
 
   callAtEnd(span: SpanView): ToolCallSignature {
-    return this.keep(describeAtEnd(this.digester, this.start, this.readEnd(span)));
+    const { start } = this;
+    const end = this.readEnd(span);
+    return this.keep(
+      describeAtEnd(this.digester, start, end),
+      end.argsHash ?? start.argsHash,
+      end.arguments ?? start.arguments,
+    );
   }
 
   outcome(span: SpanView): OutcomeHash {
     if (this.hashed === undefined) {
-      this.hashed = hashToolSpanOutcome(this.digester, this.start.toolName, this.params, this.readEnd(span));
+      const end = this.readEnd(span);
+      const { toolName } = this.start;
+      this.hashed =
+        deferredToolSpanOutcome(this.digester, toolName, this.params, this.rawArguments, end, this.deferFrom) ??
+        hashToolSpanOutcome(this.digester, toolName, this.params, end);
       this.params = undefined;
+      this.rawArguments = undefined;
       this.end = undefined;
     }
     return this.hashed;
   }
 
-  private keep(described: DescribedCall): ToolCallSignature {
+  private keep(described: DescribedCall, argsHash: string | undefined, rawArguments: unknown): ToolCallSignature {
     this.params = described.params;
+    this.rawArguments = argsHash === undefined ? rawArguments : undefined;
     return described.call;
   }
 
@@ -273,12 +368,21 @@ export interface SpanReader<S> {
  */
 export class AdapterSpanReader implements SpanReader<SpanView> {
   private readonly triggers: SpanTriggers;
+  private readonly deferFrom: number;
 
+  /**
+   * `options.deferResultsFrom`: results of at least this many characters are hashed only when
+   * their hash is first read (default {@link DEFER_RESULTS_FROM}; `Infinity`: every result as
+   * its span ends, as the tests that compare the two do).
+   * @internal the option
+   */
   constructor(
     private readonly adapters: readonly ToolSpanAdapter[],
     private readonly digester: Digester,
+    options: { readonly deferResultsFrom?: number } = {},
   ) {
     this.triggers = SpanTriggers.of(adapters);
+    this.deferFrom = options.deferResultsFrom ?? DEFER_RESULTS_FROM;
   }
 
   readStart(span: SpanView): SpanReading {
@@ -289,14 +393,14 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
       this.triggers.adaptersFor(span),
     );
     if (!start || !adapter) return hint === undefined && !compactionRetry ? NOTHING_READ : { hint, compactionRetry };
-    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start) };
+    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferFrom) };
   }
 
   matchEnd(span: SpanView): ToolCallSource | undefined {
     const match = this.triggers.mayConcernAtEnd(span)
       ? matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span))
       : undefined;
-    return match && new LiveToolCall(this.digester, match.adapter, match.start);
+    return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferFrom);
   }
 
   hintAtEnd(span: SpanView): RunScopeHint | undefined {

@@ -1,5 +1,4 @@
 import { identicalCallsOf, type IdenticalCalls } from './identical-calls.js';
-import { isNoProgressOutcome } from './no-progress-outcome.js';
 import { signatureKey, type ScopeLog } from './record-ring.js';
 import { redundantCallsOf, type RedundantCalls } from './redundant-calls.js';
 import { resultCycleOf, type ResultCycle } from './result-cycle.js';
@@ -269,9 +268,10 @@ export class ScopeView implements ScopedHistory {
     const groups = new Map<string, { resultHash: string; count: number }>();
     for (let s = scope.end - 1; s >= scope.first; s -= 1) {
       if (!scope.isToolName(s, toolName)) break;
-      const resultHash = scope.resultHash(s);
-      if (resultHash === undefined) continue;
-      if (!isNoProgressOutcome(resultHash, scope.details(s)?.noProgress)) break;
+      if (!scope.hasResultHash(s)) continue;
+      // Decided before the hash is read: a deferred success is hashed only if it is compared.
+      if (!scope.isNoProgressResult(s)) break;
+      const resultHash = scope.resultHash(s)!;
       const args = scope.argsHash(s);
       const group = groups.get(args);
       if (group && group.resultHash !== resultHash) break;
@@ -307,11 +307,11 @@ export class ScopeView implements ScopedHistory {
     const variants: string[] = [];
     const seen = new Map<string, number>();
     for (let s = scope.end - 1; s >= scope.first; s -= 1) {
-      const details = scope.details(s);
+      // Kind and target only: a deferred result is not hashed for them.
       if (
         !scope.isToolName(s, 'write') ||
-        details?.outcomeKind !== 'write-mutation' ||
-        details.mutationTargetHash !== mutationTargetHash
+        scope.outcomeKind(s) !== 'write-mutation' ||
+        scope.mutationTargetHash(s) !== mutationTargetHash
       )
         break;
       const args = scope.argsHash(s);
@@ -332,7 +332,7 @@ export class ScopeView implements ScopedHistory {
     const scope = this.scope;
     if (!scope) return signatures;
     for (let s = scope.end - 1, n = 0; s >= scope.first && n < limit; s -= 1) {
-      if (scope.resultHash(s) === undefined) continue;
+      if (!scope.hasResultHash(s)) continue;
       signatures.add(scope.keyOf(s));
       n += 1;
     }
@@ -355,7 +355,7 @@ export class ScopeView implements ScopedHistory {
     if (identity === undefined) return [];
     const hashes = new Set<string>();
     for (let s = scope.first; s < scope.end; s += 1)
-      if (scope.details(s)?.typedError === identity) hashes.add(scope.argsHash(s));
+      if (scope.typedError(s) === identity) hashes.add(scope.argsHash(s));
     return [...hashes];
   }
 
@@ -381,7 +381,7 @@ export class ScopeView implements ScopedHistory {
     const identity = this.newestTypedError(family);
     if (identity === undefined) return { count: 0 };
     let count = 0;
-    for (let s = scope.end - 1; s >= scope.first; s -= 1) if (scope.details(s)?.typedError === identity) count += 1;
+    for (let s = scope.end - 1; s >= scope.first; s -= 1) if (scope.typedError(s) === identity) count += 1;
     return { count, code: identity.slice(identity.lastIndexOf(':') + 1) };
   }
 
@@ -390,7 +390,7 @@ export class ScopeView implements ScopedHistory {
     const scope = this.scope;
     if (!scope) return undefined;
     for (let s = scope.end - 1; s >= scope.first; s -= 1) {
-      const typedError = scope.details(s)?.typedError;
+      const typedError = scope.typedError(s);
       if (typedError !== undefined && typedErrorFamily(typedError) === family) return typedError;
     }
     return undefined;

@@ -1,5 +1,7 @@
 import { boundedToolName } from '../hashing/unknown-tool.js';
 import type { OutcomeHash, OutcomeKind, ResultFields, ToolCallRecord } from '../types.js';
+import type { DeferredOutcome } from './deferred-outcome.js';
+import { isNoProgressOutcome } from './no-progress-outcome.js';
 
 /*
  * Memory layout (memory is bounded, and it is paid per record; docs/performance.md,
@@ -59,6 +61,8 @@ const RESULT_ERROR_HEX = 2 << RESULT_SHIFT;
 const RESULT_STRING = 3 << RESULT_SHIFT;
 /** A {@link DetailedOutcome} in `outcomes`, which holds the hash (if any). */
 const RESULT_DETAILED = 4 << RESULT_SHIFT;
+/** A {@link DeferredOutcome} in `outcomes`: a successful result, hashed when its hash is first read. */
+const RESULT_DEFERRED = 5 << RESULT_SHIFT;
 /** With RESULT_HEX or RESULT_ERROR_HEX: a `write-mutation` whose target hash is the string in `outcomes`. */
 const META_MUTATION = 1 << 12;
 const ID_SHIFT = 13;
@@ -288,8 +292,8 @@ export class ScopeLog {
   private tools: string[] = [];
   /** By ring position: args hashes kept as strings. */
   private calls: (StoredCall | undefined)[] | undefined = undefined;
-  /** By ring position: a DetailedOutcome, a result hash kept as a string, or a mutation target hash. */
-  private outcomes: (DetailedOutcome | string | undefined)[] | undefined = undefined;
+  /** By ring position: a DetailedOutcome, a result hash kept as a string, a mutation target hash, or a DeferredOutcome. */
+  private outcomes: (DetailedOutcome | DeferredOutcome | string | undefined)[] | undefined = undefined;
   /** By ring position: call ids kept as strings. */
   private ids: (string | undefined)[] | undefined = undefined;
   /** By ring position: timestamps, once one was not an exact int32 offset from the epoch. */
@@ -391,8 +395,9 @@ export class ScopeLog {
   resultHash(seq: number): string | undefined {
     const i = seq % this.capacity;
     const at = i * STRIDE;
-    const form = this.numbers[at + META] & META_RESULT;
+    let form = this.numbers[at + META] & META_RESULT;
     if (form === RESULT_PENDING) return undefined;
+    if (form === RESULT_DEFERRED) form = this.settle(seq);
     if (form !== RESULT_HEX && form !== RESULT_ERROR_HEX) {
       const outcome = this.outcomes![i]!;
       return typeof outcome === 'string' ? outcome : outcome.resultHash;
@@ -426,16 +431,48 @@ export class ScopeLog {
     this.rebuilt = 0;
   }
 
+  /**
+   * Whether the record has a result hash (a pending record and a loop veto have none), answered
+   * without hashing a deferred outcome (it always has one).
+   */
+  hasResultHash(seq: number): boolean {
+    const i = seq % this.capacity;
+    const form = this.numbers[i * STRIDE + META] & META_RESULT;
+    if (form === RESULT_PENDING) return false;
+    if (form === RESULT_DETAILED) return (this.outcomes![i] as DetailedOutcome).resultHash !== undefined;
+    return true;
+  }
+
+  /**
+   * Whether the record's outcome is a no-progress one (an error, or a result flagged so; see
+   * `isNoProgressOutcome`), answered without hashing a deferred outcome (a success without
+   * facts: never). False for a record without a hash.
+   */
+  isNoProgressResult(seq: number): boolean {
+    const i = seq % this.capacity;
+    const form = this.numbers[i * STRIDE + META] & META_RESULT;
+    if (form === RESULT_ERROR_HEX) return true;
+    if (form === RESULT_HEX || form === RESULT_DEFERRED || form === RESULT_PENDING) return false;
+    const outcome = this.outcomes![i] as DetailedOutcome | string;
+    if (typeof outcome === 'string') return isNoProgressOutcome(outcome, undefined);
+    return outcome.resultHash !== undefined && isNoProgressOutcome(outcome.resultHash, outcome.noProgress);
+  }
+
   /** Whether the record still waits for its outcome (a loop veto has an outcome, without a hash). */
   isPending(seq: number): boolean {
     return (this.numbers[this.position(seq) + META] & META_RESULT) === RESULT_PENDING;
   }
 
-  /** The record's outcome details, when it has more than a hash (else `undefined`). */
+  /** The record's outcome details, when it has more than a hash (else `undefined`); hashes a deferred `write`. */
   details(seq: number): DetailedOutcome | undefined {
     const i = seq % this.capacity;
     const at = i * STRIDE;
-    const meta = this.numbers[at + META];
+    let meta = this.numbers[at + META];
+    if ((meta & META_RESULT) === RESULT_DEFERRED) {
+      if (!(meta & META_MUTATION)) return undefined;
+      this.settle(seq);
+      meta = this.numbers[at + META];
+    }
     if ((meta & META_RESULT) === RESULT_DETAILED) return this.outcomes![i] as DetailedOutcome;
     if (!(meta & META_MUTATION)) return undefined;
     // Built once a reader asks (only detectors of writes do), then kept as any other.
@@ -448,6 +485,20 @@ export class ScopeLog {
     this.outcomes![i] = details;
     this.numbers[at + META] = (meta & ~(META_RESULT | META_MUTATION)) | RESULT_DETAILED;
     return details;
+  }
+
+  /** A `write-mutation`'s target hash, read without hashing a deferred outcome. */
+  mutationTargetHash(seq: number): string | undefined {
+    const i = seq % this.capacity;
+    const meta = this.numbers[i * STRIDE + META];
+    if (!(meta & META_MUTATION)) return this.storedDetails(seq)?.mutationTargetHash;
+    const outcome = this.outcomes![i]!;
+    return typeof outcome === 'string' ? outcome : outcome.mutationTargetHash;
+  }
+
+  /** The record's typed-error identity, read without hashing a deferred outcome (which has none). */
+  typedError(seq: number): string | undefined {
+    return this.storedDetails(seq)?.typedError;
   }
 
   unknownToolName(seq: number): string | undefined {
@@ -624,6 +675,8 @@ export class ScopeLog {
       if (this.lastCount === 0) this.lastNewest = -1;
     }
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
+    // Evicted unread: its result is never hashed.
+    if ((meta & META_RESULT) === RESULT_DEFERRED) (this.outcomes![i] as DeferredOutcome).drop();
     this.dropTexts();
     if ((meta & META_ID) === ID_PACKED) this.idUsed -= ((meta >>> ID_LENGTH_SHIFT) + 3) >>> 2;
     const position = i;
@@ -640,13 +693,52 @@ export class ScopeLog {
    * or an equal one). `similarity`: keep its result sketch and fields (default: dropped).
    */
   setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined, similarity = false): void {
+    if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
+    this.dropTexts();
+    this.store(seq, outcome, resultHash, similarity);
+  }
+
+  /**
+   * Attaches a deferred outcome to a pending record: a successful result without facts, hashed
+   * when a reader first asks for its hash (see {@link settle}), never if its record leaves unread.
+   */
+  setDeferredOutcome(seq: number, outcome: DeferredOutcome): void {
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
+    this.dropTexts();
+    const mutation = outcome.mutationTargetHash === undefined ? 0 : META_MUTATION;
+    this.numbers[at + META] = (this.numbers[at + META] & ~(META_RESULT | META_MUTATION)) | RESULT_DEFERRED | mutation;
+    (this.outcomes ??= new Array(this.capacity))[i] = outcome;
+  }
+
+  /** Deferred outcomes still unhashed stop counting against their budget (see `DeferredOutcome.uncount`). */
+  uncountDeferred(): void {
+    for (let s = this.first; s < this.end; s += 1) {
+      const i = s % this.capacity;
+      if ((this.numbers[i * STRIDE + META] & META_RESULT) === RESULT_DEFERRED)
+        (this.outcomes![i] as DeferredOutcome).uncount();
+    }
+  }
+
+  /**
+   * Hashes a deferred outcome and stores its hash as any other (no rebuilt string depends on
+   * it, so none is dropped); returns the record's result form now.
+   */
+  private settle(seq: number): number {
+    const i = seq % this.capacity;
+    const outcome = (this.outcomes![i] as DeferredOutcome).resolve();
+    this.store(seq, outcome, outcome.resultHash, false);
+    return this.numbers[i * STRIDE + META] & META_RESULT;
+  }
+
+  /** Writes an outcome into a record whose previous outcome (if any) was accounted for. */
+  private store(seq: number, outcome: OutcomeHash, resultHash: string | undefined, similarity: boolean): void {
     const i = seq % this.capacity;
     const at = i * STRIDE;
     const position = i;
-    if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
     if (outcome.typedError !== undefined) this.typedErrors += 1;
     const { numbers } = this;
-    this.dropTexts();
     let meta = numbers[at + META] & ~(META_RESULT | META_MUTATION);
     if (this.outcomes) this.outcomes[position] = undefined;
     const form = resultHash === undefined ? -1 : this.storeResult(at, resultHash);

@@ -1,5 +1,6 @@
 import { RingQueue } from '../../util/ring-queue.js';
 import type { OutcomeHash, ToolCallRecord } from '../types.js';
+import { DeferredOutcome } from './deferred-outcome.js';
 import { ScopeView, type InFlightCall, type ScopedHistory } from './queries.js';
 import { ScopeLog, signatureKey } from './record-ring.js';
 
@@ -106,7 +107,11 @@ export class ToolCallHistory {
     this.append(toolName, argsHash, toolCallId, runId, historySize);
   }
 
-  /** {@link recordOutcome} for a normalised run id, building no record (a run's hot path). */
+  /**
+   * {@link recordOutcome} for a normalised run id, building no record (a run's hot path). A
+   * {@link DeferredOutcome} is kept unhashed until its hash is first read (never, if its record
+   * leaves unread).
+   */
   attachOutcome(
     toolName: string,
     argsHash: string,
@@ -117,6 +122,17 @@ export class ToolCallHistory {
     similarity = false,
   ): void {
     this.attach(toolName, argsHash, toolCallId, runId, outcome, historySize, similarity);
+  }
+
+  /** Records of a (tool, args) signature in a run scope (normalised run id), pending or not. */
+  signatureCount(toolName: string, argsHash: string, runId: string | undefined): number {
+    return this.scopeOf(runId)?.countOf(signatureKey(toolName, argsHash)) ?? 0;
+  }
+
+  /** Deferred outcomes still unhashed stop counting against their budget (the history's run was let go). */
+  uncountDeferred(): void {
+    if (this.sole) this.sole.uncountDeferred();
+    else if (this.multi) for (const scope of this.multi.scopes.values()) scope.uncountDeferred();
   }
 
   /** Appends a record that already has its outcome (a loop veto: the call never runs). */
@@ -143,13 +159,10 @@ export class ToolCallHistory {
   ): { scope: ScopeLog; seq: number } {
     const scope = this.scopeOf(runId);
     const pending = scope ? pendingMatch(scope, toolName, argsHash, toolCallId) : -1;
-    if (pending >= 0) {
-      scope!.setOutcome(pending, outcome, outcome.resultHash, similarity);
-      return { scope: scope!, seq: pending };
-    }
-    const target = this.append(toolName, argsHash, toolCallId, runId, historySize);
-    const seq = target.end - 1;
-    target.setOutcome(seq, outcome, outcome.resultHash, similarity);
+    const target = pending >= 0 ? scope! : this.append(toolName, argsHash, toolCallId, runId, historySize);
+    const seq = pending >= 0 ? pending : target.end - 1;
+    if (outcome instanceof DeferredOutcome) target.setDeferredOutcome(seq, outcome);
+    else target.setOutcome(seq, outcome, outcome.resultHash, similarity);
     return { scope: target, seq };
   }
 

@@ -1,0 +1,169 @@
+import type { OutcomeHash } from '../types.js';
+
+/** What a deferred outcome knows besides its hash, once it may stay unhashed. */
+export interface KeptFacts {
+  /** A `write`'s mutation target hash (from its params). */
+  readonly mutationTargetHash?: string;
+}
+
+/**
+ * A successful outcome whose hash may be computed only when a reader first asks for it: most
+ * calls are never repeated within the history window, so their results need never be parsed
+ * and hashed. A run keeps it unhashed only once {@link keep} said yes: then its outcome, once
+ * computed, carries no fact but the hash and, for a `write`, the mutation target given now (no
+ * other outcome kind, typed error, unknown tool or no-progress flag), so the history answers
+ * every question but the hash itself without computing it.
+ *
+ * It holds what computing the hash needs (the raw result text and the raw arguments, never a
+ * span) until then, against the {@link DeferredOutcomeBudget} it was admitted to. Reading
+ * `resultHash` computes it.
+ */
+export class DeferredOutcome implements OutcomeHash {
+  private compute: (() => OutcomeHash) | undefined;
+  private hashed: OutcomeHash | undefined = undefined;
+  /** The budget it counts against while it holds its raw content there. */
+  private budget: DeferredOutcomeBudget | undefined = undefined;
+
+  /** Once kept: the `write-mutation` kind, with {@link mutationTargetHash}. */
+  private kind: 'write-mutation' | undefined = undefined;
+  private target: string | undefined = undefined;
+  private readonly mayKeep: () => KeptFacts | false;
+
+  /**
+   * `bytes`: what `compute` holds (the raw texts), counted against a budget; `mayKeep`: whether
+   * nothing but the hash (and a `write`'s target, known from its params) can come of the
+   * result, asked once a run would keep it unhashed (it may let go of what only hashing now
+   * needed), and that target.
+   */
+  constructor(
+    compute: () => OutcomeHash,
+    readonly bytes: number,
+    mayKeep: () => KeptFacts | false,
+  ) {
+    this.compute = compute;
+    this.mayKeep = mayKeep;
+  }
+
+  get outcomeKind(): 'write-mutation' | undefined {
+    return this.kind;
+  }
+
+  /** A kept `write`'s target hash. */
+  get mutationTargetHash(): string | undefined {
+    return this.target;
+  }
+
+  /** Whether it may stay unhashed (asked by a run about to keep it so; else it is resolved). */
+  keep(): boolean {
+    const facts = this.mayKeep();
+    if (facts === false) return false;
+    this.target = facts.mutationTargetHash;
+    if (this.target !== undefined) this.kind = 'write-mutation';
+    return true;
+  }
+
+  /** The outcome's hash (computed now if it was not yet). */
+  get resultHash(): string | undefined {
+    return this.resolve().resultHash;
+  }
+
+  /** Whether it still counts against a budget. */
+  get counted(): boolean {
+    return this.budget !== undefined;
+  }
+
+  /** Whether the hash was computed. */
+  get resolved(): boolean {
+    return this.hashed !== undefined;
+  }
+
+  /** The outcome, hashed now if it was not yet; its raw content is let go. */
+  resolve(): OutcomeHash {
+    if (this.hashed === undefined) {
+      const compute = this.compute;
+      if (compute === undefined) throw new Error('a deferred outcome was read after its record left the history');
+      this.compute = undefined;
+      this.uncount();
+      this.hashed = compute();
+    }
+    return this.hashed;
+  }
+
+  /** Its record left the history unread: the raw content is let go, never hashed. */
+  drop(): void {
+    this.compute = undefined;
+    this.uncount();
+  }
+
+  /** Counts against `budget` from now on (see {@link DeferredOutcomeBudget.admit}). */
+  countAgainst(budget: DeferredOutcomeBudget): void {
+    this.budget = budget;
+  }
+
+  /**
+   * Stops counting against its budget, keeping what it holds (its run was released: the
+   * outcome is hashed only if the run's history is still read).
+   */
+  uncount(): void {
+    const { budget } = this;
+    if (budget === undefined) return;
+    this.budget = undefined;
+    budget.release(this.bytes);
+  }
+}
+
+/**
+ * How many bytes of raw content the deferred outcomes of a set of runs (a processor's) may
+ * hold: admitting one beyond the limit hashes the oldest ones still held, until the rest fit.
+ */
+export class DeferredOutcomeBudget {
+  private held = 0;
+  private count = 0;
+  /** Admitted outcomes, oldest first from `head`; some may no longer count (compacted away). */
+  private queue: (DeferredOutcome | undefined)[] = [];
+  private head = 0;
+
+  /** `limit`: bytes of raw content held at most (0: every outcome is hashed as it is admitted). */
+  constructor(readonly limit: number) {}
+
+  /** Bytes of raw content the outcomes counting against it hold now. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Outcomes counting against it now. */
+  get heldOutcomes(): number {
+    return this.count;
+  }
+
+  /** Counts an outcome (its record is in a history now); hashes the oldest ones while over the limit. */
+  admit(outcome: DeferredOutcome): void {
+    outcome.countAgainst(this);
+    this.held += outcome.bytes;
+    this.count += 1;
+    this.queue.push(outcome);
+    const { queue } = this;
+    while (this.held > this.limit && this.head < queue.length) {
+      const oldest = queue[this.head];
+      queue[this.head] = undefined;
+      this.head += 1;
+      if (oldest?.counted) oldest.resolve();
+    }
+    // Outcomes read, dropped or uncounted stay queued until they reach the head: compact now and then.
+    if (queue.length - this.head > 2 * this.count + 32 || (this.head >= 32 && this.head * 2 >= queue.length)) {
+      const kept: DeferredOutcome[] = [];
+      for (let i = this.head; i < queue.length; i += 1) {
+        const entry = queue[i];
+        if (entry?.counted) kept.push(entry);
+      }
+      this.queue = kept;
+      this.head = 0;
+    }
+  }
+
+  /** An outcome stopped counting (see {@link DeferredOutcome.uncount}). */
+  release(bytes: number): void {
+    this.held -= bytes;
+    this.count -= 1;
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * Deferred outcomes in the history: a successful result kept unhashed answers every query as its
+ * hash would, is hashed only where a query compares it, never when its record leaves unread,
+ * and what waits unhashed is bounded by a shared budget.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { resolveLoopDetectionConfig } from '../../../src/engine-entry.js';
+import { DeferredOutcome, DeferredOutcomeBudget } from '../../../src/engine/history/deferred-outcome.js';
+import { ToolCallHistory } from '../../../src/engine/history/tool-call-history.js';
+import { LoopRun } from '../../../src/engine/loop-run.js';
+import type { OutcomeHash } from '../../../src/engine/types.js';
+
+const hex = (n: number) => n.toString(16).padStart(16, '0');
+const argsHashOf = (tool: string, args: number) => `${tool}:${hex(args)}`;
+
+/** A deferred outcome of `resultHash` (of a `write` to `target`), kept, that counts how often it was hashed. */
+function deferred(resultHash: string, hashed: { count: number }, bytes = 100, target?: string): DeferredOutcome {
+  const outcome = new DeferredOutcome(
+    () => {
+      hashed.count += 1;
+      return target === undefined
+        ? { resultHash }
+        : { resultHash, outcomeKind: 'write-mutation', mutationTargetHash: target };
+    },
+    bytes,
+    () => (target === undefined ? {} : { mutationTargetHash: target }),
+  );
+  // As a run does before it keeps one unhashed.
+  outcome.keep();
+  return outcome;
+}
+
+interface Entry {
+  readonly tool: number;
+  readonly args: number;
+  /** 0–2: a success with that result (deferred in one history); 3: an error; 4: a veto; 5: still pending. */
+  readonly outcome: number;
+}
+
+/** `write` records are mutations of the target named by their arguments. */
+const TOOLS = ['read', 'write'];
+const targetOf = (tool: string, args: number) => (tool === 'write' ? `target-${args}` : undefined);
+
+/** What the detectors ask of a scope, for every signature and tool of the pools. */
+function answers(history: ToolCallHistory): unknown {
+  const view = history.view();
+  const out: unknown[] = [view.recentSignatures(16)];
+  for (const tool of TOOLS) {
+    out.push(view.unknownToolStreak(tool));
+    for (let args = 0; args < 2; args += 1) {
+      const argsHash = argsHashOf(tool, args);
+      const pingPong = view.pingPong(argsHash);
+      out.push(
+        view.argumentChurn(tool, argsHash),
+        view.noProgressStreak(argsHash, tool),
+        view.recentCount(argsHash, tool),
+        pingPong,
+        view.pingPongNoProgressEvidence(pingPong),
+        view.resultCycle(argsHash, tool, 2),
+        view.redundantCalls(argsHash, tool),
+        view.identicalCalls(argsHash, tool, 90),
+        view.writeTargetChurn(argsHash, 'target-0'),
+        view.typedErrorRepeat(tool),
+      );
+    }
+  }
+  return out;
+}
+
+function fill(history: ToolCallHistory, entries: readonly Entry[], lazy: boolean, hashed: { count: number }): void {
+  for (const { tool, args, outcome } of entries) {
+    const toolName = TOOLS[tool];
+    const argsHash = argsHashOf(toolName, args);
+    history.appendCall(toolName, argsHash, undefined, undefined, 6);
+    if (outcome === 5) continue;
+    if (outcome === 4) {
+      history.attachOutcome(toolName, argsHash, undefined, undefined, { outcomeKind: 'tool-loop-veto' }, 6);
+      continue;
+    }
+    const resultHash = outcome === 3 ? `error:${hex(99)}` : hex(outcome + 1);
+    const target = outcome < 3 ? targetOf(toolName, args) : undefined;
+    const hashedOutcome: OutcomeHash =
+      target === undefined ? { resultHash } : { resultHash, outcomeKind: 'write-mutation', mutationTargetHash: target };
+    if (lazy && outcome < 3)
+      history.attachOutcome(toolName, argsHash, undefined, undefined, deferred(resultHash, hashed, 100, target), 6);
+    else history.attachOutcome(toolName, argsHash, undefined, undefined, hashedOutcome, 6);
+  }
+}
+
+describe('deferred outcomes in the history', () => {
+  it('answer every query as their hashes do (property)', () => {
+    const entry = fc.record({ tool: fc.nat(1), args: fc.nat(1), outcome: fc.nat(5) });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 24 }), (entries) => {
+        const hashed = { count: 0 };
+        const lazy = new ToolCallHistory({ now: () => 0 });
+        const eager = new ToolCallHistory({ now: () => 0 });
+        fill(lazy, entries, true, hashed);
+        fill(eager, entries, false, hashed);
+        expect(answers(lazy)).toEqual(answers(eager));
+        expect(lazy.records()).toEqual(eager.records());
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('are hashed only by a query that compares them, and never once evicted unread', () => {
+    const hashed = { count: 0 };
+    const budget = new DeferredOutcomeBudget(10_000);
+    const history = new ToolCallHistory({ now: () => 0 });
+    for (let i = 0; i < 8; i += 1) {
+      const argsHash = argsHashOf('read', i);
+      const outcome = deferred(hex(i + 1), hashed);
+      history.appendCall('read', argsHash, undefined, undefined, 6);
+      history.attachOutcome('read', argsHash, undefined, undefined, outcome, 6);
+      budget.admit(outcome);
+      // What the default detectors ask of every call with new arguments.
+      const view = history.view();
+      const next = argsHashOf('read', i + 1);
+      view.argumentChurn('read', next);
+      view.noProgressStreak(next, 'read');
+      view.pingPongNoProgressEvidence(view.pingPong(next));
+      view.recentSignatures(16);
+      view.unknownToolStreak('read');
+    }
+    expect(history.size).toBe(6);
+    expect(hashed.count).toBe(0);
+    // The two evicted let their content go.
+    expect([budget.heldOutcomes, budget.heldBytes]).toEqual([6, 600]);
+    // The same call again: its earlier record's hash is compared now (and only that one).
+    expect(history.view().noProgressStreak(argsHashOf('read', 7), 'read')).toEqual({
+      count: 1,
+      latestResultHash: hex(8),
+    });
+    expect(hashed.count).toBe(1);
+    expect(history.records().map((r) => r.resultHash)).toEqual([3, 4, 5, 6, 7, 8].map(hex));
+    expect(hashed.count).toBe(6);
+  });
+
+  it('a deferred write answers for its mutation target without being hashed', () => {
+    const hashed = { count: 0 };
+    const history = new ToolCallHistory({ now: () => 0 });
+    for (let i = 0; i < 3; i += 1) {
+      const argsHash = argsHashOf('write', i);
+      history.appendCall('write', argsHash, undefined, undefined, 30);
+      history.attachOutcome('write', argsHash, undefined, undefined, deferred(hex(i), hashed, 100, 'target-0'), 30);
+    }
+    const view = history.view();
+    expect(view.writeTargetChurn(argsHashOf('write', 3), 'target-0')).toEqual({ count: 3, variantCount: 3 });
+    expect(view.typedErrorRepeat('write')).toEqual({ count: 0 });
+    expect(hashed.count).toBe(0);
+    expect(history.records()[0]).toMatchObject({ outcomeKind: 'write-mutation', mutationTargetHash: 'target-0' });
+    expect(hashed.count).toBe(3);
+  });
+
+  it('a budget hashes the oldest outcomes still held once it is over its limit', () => {
+    const budget = new DeferredOutcomeBudget(250);
+    const hashed = { count: 0 };
+    const outcomes = [1, 2, 3].map((n) => deferred(hex(n), hashed));
+    budget.admit(outcomes[0]);
+    budget.admit(outcomes[1]);
+    expect([budget.heldBytes, budget.heldOutcomes, hashed.count]).toEqual([200, 2, 0]);
+    outcomes[0].resolve(); // read by a detector: no longer held
+    budget.admit(outcomes[2]);
+    expect([budget.heldBytes, hashed.count]).toEqual([200, 1]);
+    const fourth = deferred(hex(4), hashed);
+    budget.admit(fourth);
+    expect(outcomes[1].resolved).toBe(true); // the oldest still held
+    expect([budget.heldBytes, budget.heldOutcomes, hashed.count]).toEqual([200, 2, 2]);
+    outcomes[2].drop();
+    fourth.uncount();
+    expect([budget.heldBytes, budget.heldOutcomes]).toEqual([0, 0]);
+    expect(() => outcomes[2].resolve()).toThrow(/left the history/);
+    expect(fourth.resolve()).toEqual({ resultHash: hex(4) }); // uncounted, still readable
+  });
+
+  it('a budget with many outcomes read or dropped keeps its queue short', () => {
+    const budget = new DeferredOutcomeBudget(1_000_000);
+    const hashed = { count: 0 };
+    const kept = deferred(hex(0), hashed);
+    budget.admit(kept);
+    for (let i = 1; i < 5000; i += 1) {
+      const outcome = deferred(hex(i), hashed);
+      budget.admit(outcome);
+      outcome.drop();
+    }
+    expect([budget.heldOutcomes, budget.heldBytes, hashed.count]).toEqual([1, 100, 0]);
+    expect((budget as unknown as { queue: unknown[] }).queue.length).toBeLessThan(100);
+  });
+});
+
+describe('LoopRun and deferred outcomes', () => {
+  const read = (n: number) => ({ toolName: 'read', argsHash: argsHashOf('read', n), knownPoll: false });
+
+  function run(config: Parameters<typeof resolveLoopDetectionConfig>[0], budget?: DeferredOutcomeBudget) {
+    return new LoopRun({ config: resolveLoopDetectionConfig(config), now: () => 0, deferredOutcomes: budget });
+  }
+
+  function complete(loop: LoopRun, n: number, hashed: { count: number }): void {
+    loop.judge(read(n));
+    loop.complete(read(n), undefined, deferred(hex(n), hashed));
+  }
+
+  it('keeps results unhashed with a budget, and hashes them as they complete without one', () => {
+    const budget = new DeferredOutcomeBudget(10_000);
+    const hashed = { count: 0 };
+    const lazy = run({ enabled: true }, budget);
+    for (let n = 0; n < 3; n += 1) complete(lazy, n, hashed);
+    expect([hashed.count, budget.heldOutcomes]).toEqual([0, 3]);
+    lazy.released();
+    expect([budget.heldOutcomes, budget.heldBytes]).toEqual([0, 0]);
+    expect(lazy.history.records().map((r) => r.resultHash)).toEqual([0, 1, 2].map(hex));
+    const eager = run({ enabled: true });
+    for (let n = 0; n < 3; n += 1) complete(eager, n, hashed);
+    expect(hashed.count).toBe(6);
+  });
+
+  it('hashes results as they complete while a guard window observes, or a detector reads across calls', () => {
+    const budget = new DeferredOutcomeBudget(10_000);
+    const armed = run({ enabled: true, postCompactionGuard: { windowSize: 2 } }, budget);
+    const hashed = { count: 0 };
+    complete(armed, 0, hashed);
+    armed.arm();
+    complete(armed, 1, hashed);
+    complete(armed, 2, hashed);
+    expect(hashed.count).toBe(2); // the guard observed both: its window of 2
+    complete(armed, 3, hashed); // the window has closed
+    expect(hashed.count).toBe(2);
+    for (const detectors of [
+      { resultCycle: true },
+      { redundantCall: true },
+      { identicalCallBudget: true },
+      { similarOutcome: true },
+    ]) {
+      const counted = { count: 0 };
+      const loop = run({ enabled: true, detectors }, budget);
+      complete(loop, 0, counted);
+      expect(counted.count).toBe(1);
+    }
+    expect(budget.heldOutcomes).toBe(2); // calls 0 and 3 of the armed run
+  });
+
+  it('hashes the result of a call made again as it completes, and one that may not stay unhashed', () => {
+    const budget = new DeferredOutcomeBudget(10_000);
+    const hashed = { count: 0 };
+    const loop = run({ enabled: true }, budget);
+    complete(loop, 0, hashed);
+    complete(loop, 0, hashed); // its check compared the first result; its own is hashed as it completes
+    expect([hashed.count, budget.heldOutcomes]).toEqual([2, 0]);
+    loop.judge(read(1));
+    loop.complete(
+      read(1),
+      undefined,
+      new DeferredOutcome(
+        () => ({ resultHash: hex(1) }),
+        100,
+        () => false,
+      ),
+    );
+    expect(budget.heldOutcomes).toBe(0);
+    expect(loop.history.records().map((r) => r.resultHash)).toEqual([0, 0, 1].map(hex));
+  });
+
+  it('with history off, never hashes a result nothing reads', () => {
+    const budget = new DeferredOutcomeBudget(10_000);
+    const hashed = { count: 0 };
+    const off = run({ enabled: false, postCompactionGuard: { windowSize: 2 } }, budget);
+    complete(off, 0, hashed);
+    expect(hashed.count).toBe(0);
+  });
+});
