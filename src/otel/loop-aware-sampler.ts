@@ -198,7 +198,7 @@ export class ToolLoopSampler implements Sampler {
     if (this.loopingTraces.has(traceId)) return true;
     if (this.loopingRuns.size === 0) return false;
     const view = spanView(spanName, attributes);
-    if (!this.triggers.mayConcernAtStart(view)) return false;
+    if (!this.triggers.mayConcern(view)) return false;
     const runId = readScopeHint(this.options.adapters, view)?.runId;
     if (runId === undefined || !this.loopingRuns.has(runId)) return false;
     this.loopingTraces.add(traceId);
@@ -209,7 +209,7 @@ export class ToolLoopSampler implements Sampler {
   private records(context: Context, traceId: string, spanName: string, attributes: Attributes | undefined): boolean {
     const mode = this.options.record;
     if (mode === 'all') return true;
-    const marked = this.triggers.mayConcernAtStart(spanView(spanName, attributes));
+    const marked = this.triggers.mayConcern(spanView(spanName, attributes));
     if (mode === 'marked') return marked;
     if (marked) this.recordedTraces.add(traceId);
     // The parent check covers a trace forgotten past the cap, for the spans under a live recording one.

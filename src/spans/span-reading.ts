@@ -386,7 +386,7 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
   }
 
   readStart(span: SpanView): SpanReading {
-    if (!this.triggers.mayConcernAtStart(span)) return NOTHING_READ;
+    if (!this.triggers.mayConcern(span)) return NOTHING_READ;
     const { adapter, start, hint, compactionRetry } = readSpanStart(
       this.adapters,
       span,
@@ -397,14 +397,14 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
   }
 
   matchEnd(span: SpanView): ToolCallSource | undefined {
-    const match = this.triggers.mayConcernAtEnd(span)
+    const match = this.triggers.mayConcern(span)
       ? matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span))
       : undefined;
     return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferFrom);
   }
 
   hintAtEnd(span: SpanView): RunScopeHint | undefined {
-    return this.triggers.mayConcernAtStart(span)
+    return this.triggers.mayConcern(span)
       ? readScopeHint(this.adapters, span, this.triggers.adaptersFor(span))
       : undefined;
   }

@@ -168,13 +168,11 @@ export class SpanTriggers {
     return this.concerned.of(span);
   }
 
-  /** False when no adapter can match, reject or hint at the starting span, and it is no compaction retry. */
-  mayConcernAtStart(span: SpanView): boolean {
-    return this.keys === undefined || this.keys.matches(span);
-  }
-
-  /** False when no adapter's `matchEnd` can match the ending span (checked with the start's triggers). */
-  mayConcernAtEnd(span: SpanView): boolean {
+  /**
+   * False when no adapter can match, reject or hint at the span, and it is no compaction retry:
+   * at its start, and at its end for the adapters' `matchEnd` (attributes set after the start).
+   */
+  mayConcern(span: SpanView): boolean {
     return this.keys === undefined || this.keys.matches(span);
   }
 }
