@@ -226,7 +226,7 @@ export class ScopeView implements ScopedHistory {
     const scope = this.scope;
     if (!scope || scope.alternationTail < 2) return { count: 0 };
     const last = scope.end - 1;
-    if (argsHash !== scope.argsHash(last - 1)) return { count: 0 };
+    if (!scope.hasArgsHash(last - 1, argsHash)) return { count: 0 };
     return {
       count: scope.alternationTail + 1,
       pairedToolName: scope.toolName(last),

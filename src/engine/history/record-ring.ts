@@ -356,6 +356,24 @@ export class ScopeLog {
     return text;
   }
 
+  /**
+   * Whether the record's args hash is `argsHash`, compared where it is stored: a hash in digest
+   * form is matched by its tool index and halves, building no string.
+   */
+  hasArgsHash(seq: number, argsHash: string): boolean {
+    const i = seq % this.capacity;
+    const at = i * STRIDE;
+    const meta = this.numbers[at + META];
+    if (meta & META_ARGS_STRING) return this.calls![i]!.argsHash === argsHash;
+    // A digest-form record's hash names its tool, so its signature key is the hash itself.
+    this.probe(argsHash);
+    return (
+      (meta & META_TOOL) === this.probeTool &&
+      this.numbers[at + ARGS_LO] === this.probeLo &&
+      this.numbers[at + ARGS_HI] === this.probeHi
+    );
+  }
+
   /** The record's signature key. */
   keyOf(seq: number): string {
     const i = seq % this.capacity;

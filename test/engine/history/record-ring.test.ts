@@ -96,11 +96,26 @@ const step: fc.Arbitrary<Step> = fc
 /** What the history should hold: a plain list, with OpenClaw's attach-or-append rule for outcomes. */
 class ModelHistory {
   readonly records: ToolCallRecord[] = [];
+  /** Length of the alternation of two args hashes that ends at the newest record appended. */
+  private alternation = 0;
   constructor(readonly historySize: number) {}
 
   append(record: ToolCallRecord): void {
+    const n = this.records.length;
+    const args = (back: number) => this.records[n - back]?.argsHash;
+    if (n === 0 || record.argsHash === args(1)) this.alternation = 1;
+    else this.alternation = n >= 2 && record.argsHash === args(2) ? this.alternation + 1 : 2;
     this.records.push(record);
     while (this.records.length > this.historySize) this.records.shift();
+  }
+
+  /** OpenClaw's ping-pong candidate for a call with `argsHash`: it repeats the hash two records back. */
+  pingPong(argsHash: string): { count: number; pairedToolName?: string; pairedSignature?: string } {
+    const tail = Math.min(this.alternation, this.records.length);
+    const n = this.records.length;
+    if (tail < 2 || this.records[n - 2].argsHash !== argsHash) return { count: 0 };
+    const last = this.records[n - 1];
+    return { count: tail + 1, pairedToolName: last.toolName, pairedSignature: last.argsHash };
   }
 
   attach(tool: string, args: string, id: string | undefined, outcome: OutcomeHash, timestamp: number): void {
@@ -149,6 +164,10 @@ describe('record ring', () => {
               history.attachOutcome(s.tool, s.args, s.id, undefined, s.outcome, historySize);
               model.attach(s.tool, s.args, s.id, s.outcome, now);
             }
+            const view = history.view();
+            expect(view.pingPong(s.args)).toEqual(model.pingPong(s.args));
+            const twoBack = model.records.at(-2)?.argsHash;
+            if (twoBack !== undefined) expect(view.pingPong(twoBack)).toEqual(model.pingPong(twoBack));
             if (s.pick % 4 === 0) {
               // Many strings read between changes: the rebuilt ones are kept until the next change.
               const newest = (n: number) => [...new Set(model.records.slice(-n).map((r) => r.argsHash))];
