@@ -1,6 +1,7 @@
 import type { Digester } from '../engine/hashing/digest.js';
 import { hashToolOutcome, type OutcomeHash } from '../engine/hashing/outcome-hash.js';
 import { DeferredOutcome } from '../engine/history/deferred-outcome.js';
+import { TextMemo, type TextMemoLimits } from '../engine/hashing/text-memo.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
 import { writeTarget } from '../engine/hashing/write-target.js';
 import type { ToolCallSignature } from '../engine/types.js';
@@ -30,8 +31,35 @@ export interface SpanStartReading {
 /** A described call and the params its outcome projection needs. */
 export interface DescribedCall {
   readonly call: ToolCallSignature;
-  /** Parsed arguments (absent when a pre-computed args hash was used). */
+  /** Parsed arguments (absent when a pre-computed args hash was used, or when {@link unparsed}). */
   readonly params?: unknown;
+  /** The call was remembered, its raw arguments not parsed: parse them if the params are needed. */
+  readonly unparsed?: true;
+}
+
+/**
+ * What a span reader remembers of the calls and results it hashed recently (see
+ * {@link TextMemo}): calls by their tool name and raw arguments, outcomes by their tool name,
+ * raw result and raw arguments.
+ */
+export interface ToolTextMemos {
+  readonly calls: TextMemo<ToolCallSignature>;
+  readonly outcomes: TextMemo<OutcomeHash>;
+}
+
+/**
+ * How much {@link AdapterSpanReader} remembers: 256 calls' raw arguments up to 1 Mi characters
+ * together, and 256 outcomes' raw results and arguments up to 4 Mi characters together (at
+ * most 10 MiB of strings, mostly ones the spans held anyway); of texts of 256 characters or more.
+ */
+export const TEXT_MEMO_LIMITS: { readonly calls: TextMemoLimits; readonly outcomes: TextMemoLimits } = {
+  calls: { entries: 256, chars: 1024 * 1024, fromChars: 256 },
+  outcomes: { entries: 256, chars: 4 * 1024 * 1024, fromChars: 256 },
+};
+
+/** Memos with {@link TEXT_MEMO_LIMITS}. */
+export function createToolTextMemos(): ToolTextMemos {
+  return { calls: new TextMemo(TEXT_MEMO_LIMITS.calls), outcomes: new TextMemo(TEXT_MEMO_LIMITS.outcomes) };
 }
 
 /** The reading of a span that is none of the adapters' business. */
@@ -125,7 +153,8 @@ export function knownAtStart(start: ToolCallStart): boolean {
 
 /**
  * The call: a pre-computed args hash wins; otherwise the raw arguments are parsed (JSON
- * text, or the text itself) and hashed with the engine's `describeToolCall`.
+ * text, or the text itself) and hashed with the engine's `describeToolCall` — or, when `memo`
+ * remembers the same tool called with the same raw text, described as it was then, unparsed.
  */
 export function describeToolSpanCall(
   digester: Digester,
@@ -134,15 +163,32 @@ export function describeToolSpanCall(
   knownPoll: boolean | undefined,
   rawArguments: unknown,
   callFacts?: ToolCallStart['callFacts'],
+  memo?: TextMemo<ToolCallSignature>,
 ): DescribedCall {
   if (argsHash !== undefined) return { call: { toolName, argsHash, knownPoll: knownPoll ?? false, ...callFacts } };
+  const text = memo !== undefined && typeof rawArguments === 'string' ? rawArguments : undefined;
+  const remembered = text === undefined ? undefined : memo?.get(toolName, text);
+  if (remembered !== undefined) return { call: withKnownPoll(remembered, knownPoll), unparsed: true };
   const params = parseJsonAttribute(rawArguments);
   const described = describeToolCall(digester, toolName, params);
-  return { call: knownPoll === undefined ? described : { toolName, argsHash: described.argsHash, knownPoll }, params };
+  if (text !== undefined) memo?.set(toolName, text, undefined, described);
+  return { call: withKnownPoll(described, knownPoll), params };
+}
+
+/** A described call with the adapter's own poll reading, when it has one. */
+function withKnownPoll(described: ToolCallSignature, knownPoll: boolean | undefined): ToolCallSignature {
+  return knownPoll === undefined
+    ? described
+    : { toolName: described.toolName, argsHash: described.argsHash, knownPoll };
 }
 
 /** Describes a call from the end reading, falling back to the start reading (late arguments). */
-export function describeAtEnd(digester: Digester, start: ToolCallStart, end: ToolCallEnd): DescribedCall {
+export function describeAtEnd(
+  digester: Digester,
+  start: ToolCallStart,
+  end: ToolCallEnd,
+  memo?: TextMemo<ToolCallSignature>,
+): DescribedCall {
   return describeToolSpanCall(
     digester,
     start.toolName,
@@ -150,6 +196,7 @@ export function describeAtEnd(digester: Digester, start: ToolCallStart, end: Too
     end.knownPoll ?? start.knownPoll,
     end.arguments ?? start.arguments,
     start.callFacts,
+    memo,
   );
 }
 
@@ -165,6 +212,16 @@ export function hashToolSpanOutcome(
   if (end.isError) return hashToolOutcome(digester, { toolName, params, error: end.errorText ?? '', isError: true });
   if (!end.hasResult) return {};
   return hashToolOutcome(digester, { toolName, params, result: parseJsonAttribute(end.result) });
+}
+
+/**
+ * The result text of an ending tool span whose outcome {@link hashToolSpanOutcome} computes from
+ * the tool name, the params and that text alone (a successful text result with no pre-computed
+ * hash and no veto), else `undefined`.
+ */
+export function resultTextOf(end: ToolCallEnd): string | undefined {
+  if (end.resultHash !== undefined || end.outcomeFacts?.outcomeKind === 'tool-loop-veto') return undefined;
+  return !end.isError && end.hasResult && typeof end.result === 'string' ? end.result : undefined;
 }
 
 /**
@@ -184,7 +241,7 @@ export const DEFER_RESULTS_FROM = 1024;
  * target comes from its params, so it is known now. `params`: the parsed arguments (kept until
  * the run keeps the outcome, then parsed again from `rawArguments` if it is read; both
  * `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
- * {@link hashToolSpanOutcome}.
+ * {@link hashToolSpanOutcome}. `remember` is told the outcome once it is hashed.
  */
 export function deferredToolSpanOutcome(
   digester: Digester,
@@ -193,6 +250,7 @@ export function deferredToolSpanOutcome(
   rawArguments: unknown,
   end: ToolCallEnd,
   from = DEFER_RESULTS_FROM,
+  remember?: (outcome: OutcomeHash) => void,
 ): DeferredOutcome | undefined {
   const { result } = end;
   if (
@@ -209,12 +267,15 @@ export function deferredToolSpanOutcome(
   let parsed = params;
   let kept = false;
   return new DeferredOutcome(
-    () =>
-      hashToolOutcome(digester, {
+    () => {
+      const outcome = hashToolOutcome(digester, {
         toolName,
         params: kept ? parseJsonAttribute(rawArguments) : parsed,
         result: parseJsonAttribute(result),
-      }),
+      });
+      remember?.(outcome);
+      return outcome;
+    },
     bytes,
     () => {
       if (!onlyHashDependsOn(toolName, result)) return false;
@@ -258,11 +319,14 @@ export interface ToolCallSource<S = SpanView> {
 /**
  * A live tool span read through its adapter, hashed lazily: arguments at start or end, the
  * outcome at end, or a large result only when its hash is first read (see
- * {@link deferredToolSpanOutcome}).
+ * {@link deferredToolSpanOutcome}). A call or result the reader's memos remember is not parsed
+ * and hashed again.
  */
 class LiveToolCall implements ToolCallSource {
   /** Parsed arguments, for the outcome projection; dropped once the outcome is hashed. */
   private params: unknown = undefined;
+  /** Whether `params` holds the parsed arguments (not for a remembered call: parsed if needed). */
+  private parsed = true;
   /** What `params` were parsed from (for a deferred outcome, which parses them again when read). */
   private rawArguments: unknown = undefined;
   private end: ToolCallEnd | undefined = undefined;
@@ -275,6 +339,7 @@ class LiveToolCall implements ToolCallSource {
     private readonly start: ToolCallStart,
     /** Results of at least this many characters are deferred (Infinity: none). */
     private readonly deferFrom: number,
+    private readonly memos: ToolTextMemos | undefined,
   ) {}
 
   get toolName(): string {
@@ -296,6 +361,7 @@ class LiveToolCall implements ToolCallSource {
         start.knownPoll,
         start.arguments,
         start.callFacts,
+        this.memos?.calls,
       ),
       start.argsHash,
       start.arguments,
@@ -306,7 +372,7 @@ class LiveToolCall implements ToolCallSource {
     const { start } = this;
     const end = this.readEnd(span);
     return this.keep(
-      describeAtEnd(this.digester, start, end),
+      describeAtEnd(this.digester, start, end, this.memos?.calls),
       end.argsHash ?? start.argsHash,
       end.arguments ?? start.arguments,
     );
@@ -314,11 +380,7 @@ class LiveToolCall implements ToolCallSource {
 
   outcome(span: SpanView): OutcomeHash {
     if (this.hashed === undefined) {
-      const end = this.readEnd(span);
-      const { toolName } = this.start;
-      this.hashed =
-        deferredToolSpanOutcome(this.digester, toolName, this.params, this.rawArguments, end, this.deferFrom) ??
-        hashToolSpanOutcome(this.digester, toolName, this.params, end);
+      this.hashed = this.hashOutcome(this.readEnd(span));
       this.params = undefined;
       this.rawArguments = undefined;
       this.end = undefined;
@@ -326,8 +388,48 @@ class LiveToolCall implements ToolCallSource {
     return this.hashed;
   }
 
+  private hashOutcome(end: ToolCallEnd): OutcomeHash {
+    const { toolName } = this.start;
+    const { rawArguments, memos } = this;
+    // The outcome is a function of the tool name, the raw arguments and the raw result alone.
+    const result =
+      memos !== undefined && (rawArguments === undefined || typeof rawArguments === 'string')
+        ? resultTextOf(end)
+        : undefined;
+    const args = rawArguments as string | undefined;
+    if (result !== undefined) {
+      const remembered = memos?.outcomes.get(toolName, result, args);
+      if (remembered !== undefined) return remembered;
+    }
+    const remember =
+      result === undefined ? undefined : (outcome: OutcomeHash) => memos?.outcomes.set(toolName, result, args, outcome);
+    const params = this.parsedParams();
+    const deferred = deferredToolSpanOutcome(
+      this.digester,
+      toolName,
+      params,
+      rawArguments,
+      end,
+      this.deferFrom,
+      remember,
+    );
+    if (deferred !== undefined) return deferred;
+    const hashed = hashToolSpanOutcome(this.digester, toolName, params, end);
+    remember?.(hashed);
+    return hashed;
+  }
+
+  private parsedParams(): unknown {
+    if (!this.parsed) {
+      this.params = parseJsonAttribute(this.rawArguments);
+      this.parsed = true;
+    }
+    return this.params;
+  }
+
   private keep(described: DescribedCall, argsHash: string | undefined, rawArguments: unknown): ToolCallSignature {
     this.params = described.params;
+    this.parsed = described.unparsed !== true;
     this.rawArguments = argsHash === undefined ? rawArguments : undefined;
     return described.call;
   }
@@ -369,20 +471,24 @@ export interface SpanReader<S> {
 export class AdapterSpanReader implements SpanReader<SpanView> {
   private readonly triggers: SpanTriggers;
   private readonly deferFrom: number;
+  private readonly memos: ToolTextMemos | undefined;
 
   /**
    * `options.deferResultsFrom`: results of at least this many characters are hashed only when
    * their hash is first read (default {@link DEFER_RESULTS_FROM}; `Infinity`: every result as
-   * its span ends, as the tests that compare the two do).
-   * @internal the option
+   * its span ends, as the tests that compare the two do). `options.memos`: what the reader
+   * remembers of the calls and results it hashed (default {@link createToolTextMemos}; `false`:
+   * nothing, every call and result is hashed, as the tests that compare the two do).
+   * @internal the options
    */
   constructor(
     private readonly adapters: readonly ToolSpanAdapter[],
     private readonly digester: Digester,
-    options: { readonly deferResultsFrom?: number } = {},
+    options: { readonly deferResultsFrom?: number; readonly memos?: ToolTextMemos | false } = {},
   ) {
     this.triggers = SpanTriggers.of(adapters);
     this.deferFrom = options.deferResultsFrom ?? DEFER_RESULTS_FROM;
+    this.memos = options.memos === false ? undefined : (options.memos ?? createToolTextMemos());
   }
 
   readStart(span: SpanView): SpanReading {
@@ -393,14 +499,14 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
       this.triggers.adaptersFor(span),
     );
     if (!start || !adapter) return hint === undefined && !compactionRetry ? NOTHING_READ : { hint, compactionRetry };
-    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferFrom) };
+    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferFrom, this.memos) };
   }
 
   matchEnd(span: SpanView): ToolCallSource | undefined {
     const match = this.triggers.mayConcern(span)
       ? matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span))
       : undefined;
-    return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferFrom);
+    return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferFrom, this.memos);
   }
 
   hintAtEnd(span: SpanView): RunScopeHint | undefined {

@@ -1,7 +1,7 @@
 /**
  * Span guards driven by a real provider's spans, side by side: what each answered, for tests
- * that compare two ways of reading the same spans (deferred result hashing against hashing
- * every result at its span's end).
+ * that compare two ways of reading the same spans (deferred result hashing and remembered
+ * hashes against hashing every call and result at its span's end).
  */
 import { trace, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -106,16 +106,20 @@ export class GuardRecorder implements SpanProcessor {
   }
 }
 
-/** A span guard as the processor makes one; `deferResultsFrom` `Infinity` hashes every result at its span's end. */
+/**
+ * A span guard as the processor makes one; `deferResultsFrom` `Infinity` hashes every result at
+ * its span's end, and `memos` `false` hashes every call and result afresh (nothing remembered).
+ */
 export function spanGuard(
   digester: Digester,
   config: ResolvedLoopDetectionConfig,
   clock: () => number,
   deferResultsFrom: number,
   budget?: number,
+  memos = true,
 ): SpanGuard<Span> {
   return new SpanGuard<Span>({
-    reader: new AdapterSpanReader(DEFAULT_ADAPTERS, digester, { deferResultsFrom }),
+    reader: new AdapterSpanReader(DEFAULT_ADAPTERS, digester, { deferResultsFrom, memos: memos ? undefined : false }),
     configFor: () => config,
     logger: silentLogger,
     clock,

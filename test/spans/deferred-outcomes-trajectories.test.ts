@@ -1,9 +1,10 @@
 /**
- * Deferred result hashing on the 527 real agent runs (../shared/trajectories, skipped when
- * absent): each run's calls become live tool spans of a real provider, as the native GenAI
- * instrumentation would make them, and a span guard that defers large results answers every
- * span exactly as one that hashes each result as its span ends — at OpenClaw's defaults, at
- * the recommended thresholds, and with the small-model profile.
+ * Deferred result hashing and remembered hashes on the 527 real agent runs
+ * (../shared/trajectories, skipped when absent): each run's calls become live tool spans of a
+ * real provider, as the native GenAI instrumentation would make them, and a span guard that
+ * defers large results and remembers recent calls and results answers every span exactly as one
+ * that hashes each call and result afresh as its span ends — at OpenClaw's defaults, at the
+ * recommended thresholds, and with the small-model profile.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,7 +48,7 @@ describe.skipIf(!present)('deferred result hashing on the real trajectories', ()
       const clock = () => now;
       const recorder = new GuardRecorder([
         spanGuard(digester, config, clock, 1024),
-        spanGuard(digester, config, clock, Number.POSITIVE_INFINITY),
+        spanGuard(digester, config, clock, Number.POSITIVE_INFINITY, undefined, false),
       ]);
       const provider = new BasicTracerProvider({ spanProcessors: [recorder] });
       const tracer = provider.getTracer('trajectories');

@@ -1,7 +1,8 @@
 /**
- * Deferred result hashing changes no verdict. Real spans from a real `BasicTracerProvider` go to
- * two span guards at once — one that defers large results (the processor's default, with a
- * generous or a tight budget) and one that hashes every result as its span ends — and to the
+ * Deferred result hashing and the reader's memos of recent hashes change no verdict. Real spans
+ * from a real `BasicTracerProvider` go to two span guards at once — one that defers large
+ * results and remembers recent calls and results (the processor's default, with a generous or a
+ * tight budget) and one that hashes every call and result afresh as its span ends — and to the
  * public processor; every answer of the guards and every loop event must be the same.
  */
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
@@ -29,10 +30,12 @@ const FILLER = 'lorem ipsum dolor sit amet '.repeat(48);
 const TOOLS = ['read', 'search', 'process', 'exec', 'write', 'message', 'tool_call'] as const;
 
 function argsOf(tool: string, variant: number): unknown {
-  if (tool === 'process') return { action: ['poll', 'log', 'list'][variant], sessionId: 's1' };
-  if (tool === 'message') return { action: 'send', to: `#c${variant}`, text: 'hi' };
-  if (tool === 'tool_call') return { id: `inner${variant}` };
-  return { path: `/src/f${variant}.ts` };
+  // Variant 1 is long enough for the reader to remember the call by its raw arguments.
+  const long = variant === 1 ? FILLER : undefined;
+  if (tool === 'process') return { action: ['poll', 'log', 'list'][variant], sessionId: 's1', note: long };
+  if (tool === 'message') return { action: 'send', to: `#c${variant}`, text: long ?? 'hi' };
+  if (tool === 'tool_call') return { id: `inner${variant}`, note: long };
+  return { path: `/src/f${variant}.ts`, content: long };
 }
 
 const shaped = (text: string, details: Record<string, unknown>, type = 'text') =>
@@ -268,7 +271,7 @@ describe('deferred result hashing', () => {
         const clock = () => now;
         const recorder = new GuardRecorder([
           spanGuard(digester, resolved, clock, 1024, s.budget),
-          spanGuard(digester, resolved, clock, Number.POSITIVE_INFINITY),
+          spanGuard(digester, resolved, clock, Number.POSITIVE_INFINITY, undefined, false),
         ]);
         const events: string[] = [];
         const processor = await ToolLoopSpanProcessor.create({

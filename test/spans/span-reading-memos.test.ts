@@ -1,0 +1,110 @@
+/**
+ * The span reader's memos: a call or result read again with the same raw texts is not parsed and
+ * hashed again, and is described exactly as before. Spans are a real provider's.
+ */
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { BasicTracerProvider, type Span } from '@opentelemetry/sdk-trace-base';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDigester, type Digester } from '../../src/engine-entry.js';
+import * as sc from '../../src/semconv.js';
+import { DEFAULT_ADAPTERS } from '../../src/spans/adapters/index.js';
+import { AdapterSpanReader } from '../../src/spans/span-reading.js';
+
+let real: Digester;
+beforeAll(async () => {
+  real = await createDigester();
+});
+
+/** The real digester, counting what it is asked to hash. */
+function countingDigester(): { digester: Digester; count: () => number } {
+  let calls = 0;
+  return {
+    digester: {
+      digest: (value, mapString) => ((calls += 1), real.digest(value, mapString)),
+      digestText: (text) => ((calls += 1), real.digestText(text)),
+    },
+    count: () => calls,
+  };
+}
+
+const tracer = new BasicTracerProvider().getTracer('span-reading-memos');
+const CONTENT = 'const answer = 42;\n'.repeat(40);
+
+/** A `write` tool span with its arguments at start and its result set before it ends; fresh strings each time. */
+function toolSpan(path: string, result: string): Span {
+  const span = tracer.startSpan(
+    'execute_tool write',
+    {
+      attributes: {
+        [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+        [sc.ATTR_GEN_AI_TOOL_NAME]: 'write',
+        [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify({ path, content: CONTENT }),
+      },
+    },
+    ROOT_CONTEXT,
+  ) as Span;
+  span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, JSON.parse(JSON.stringify(result)) as string);
+  return span;
+}
+
+const RESULT = JSON.stringify({ content: [{ type: 'text', text: `wrote:\n${CONTENT}` }], details: {} });
+
+/** What the reader makes of a span: its call, its outcome's facts, and the hashes that cost. */
+function read(reader: AdapterSpanReader, count: () => number, span: Span) {
+  const before = count();
+  const tool = reader.readStart(span).tool!;
+  const call = tool.callAtStart();
+  const { similarity: _, ...outcome } = tool.outcome(span);
+  return { call, outcome, hashed: count() - before };
+}
+
+describe('AdapterSpanReader memos', () => {
+  it('describes a call and its outcome made again without hashing them again', () => {
+    const { digester, count } = countingDigester();
+    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, digester);
+    const first = read(reader, count, toolSpan('/src/a.ts', RESULT));
+    expect(first.hashed).toBeGreaterThanOrEqual(3);
+    const again = read(reader, count, toolSpan('/src/a.ts', RESULT));
+    expect(again).toEqual({ ...first, hashed: 0 });
+  });
+
+  it('hashes again what differs: other arguments, another result, or no memos', () => {
+    const { digester, count } = countingDigester();
+    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, digester);
+    const fresh = new AdapterSpanReader(DEFAULT_ADAPTERS, digester, { memos: false });
+    read(reader, count, toolSpan('/src/a.ts', RESULT));
+    // Same result, other arguments: the outcome is hashed with them (a write's target is in it).
+    const other = read(reader, count, toolSpan('/src/b.ts', RESULT));
+    expect(other.hashed).toBeGreaterThanOrEqual(3);
+    expect(other).toEqual(read(fresh, count, toolSpan('/src/b.ts', RESULT)));
+    // Same arguments, another result: the call is remembered, the outcome hashed afresh.
+    const changed = `${RESULT.slice(0, -1)},"more":1}`;
+    const next = read(reader, count, toolSpan('/src/a.ts', changed));
+    expect(next.hashed).toBeGreaterThanOrEqual(1);
+    expect(next).toEqual({ ...read(fresh, count, toolSpan('/src/a.ts', changed)), hashed: next.hashed });
+    // Without memos, every read hashes.
+    expect(read(fresh, count, toolSpan('/src/a.ts', RESULT)).hashed).toBeGreaterThanOrEqual(3);
+  });
+
+  it('hashes short texts every time (remembering them would cost more than it saves)', () => {
+    const { digester, count } = countingDigester();
+    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, digester);
+    const short = (path: string) => {
+      const span = tracer.startSpan(
+        'execute_tool read',
+        {
+          attributes: {
+            [sc.ATTR_GEN_AI_TOOL_NAME]: 'read',
+            [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+            [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify({ path }),
+          },
+        },
+        ROOT_CONTEXT,
+      ) as Span;
+      span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, 'ok');
+      return span;
+    };
+    read(reader, count, short('/a'));
+    expect(read(reader, count, short('/a')).hashed).toBe(2);
+  });
+});
