@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import xxhash, { type XXHash, type XXHashAPI } from 'xxhash-wasm';
 import { writeCanonical, type CanonicalSink } from './canonical.js';
+import { hexDigitsOf } from './hex-digits.js';
 
 /** Hashes values and texts to 16 lowercase hex characters (xxhash64, zero-padded). */
 export interface Digester {
@@ -17,8 +18,21 @@ export interface Digester {
 /** Huge strings are fed in slices so the wasm memory grows by at most ~3× this. */
 const SLICE_AT = 1024 * 1024;
 
-function toHex16(hash: bigint): string {
-  return hash.toString(16).padStart(16, '0');
+/** Which 32-bit half of a `BigUint64Array` word holds the low bits, on this platform's byte order. */
+const LOW_HALF = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
+
+/**
+ * Writes 64-bit hashes as 16 lowercase hex digits, zero-padded, as `toString(16).padStart(16, '0')`
+ * does, from the hash's two 32-bit halves (see {@link hexDigitsOf}).
+ */
+class HexWriter {
+  private readonly word = new BigUint64Array(1);
+  private readonly halves = new Uint32Array(this.word.buffer);
+
+  hex16(hash: bigint): string {
+    this.word[0] = hash;
+    return hexDigitsOf(this.halves[1 - LOW_HALF], this.halves[LOW_HALF]);
+  }
 }
 
 function isHighSurrogate(code: number): boolean {
@@ -205,6 +219,7 @@ class HashingSink implements CanonicalSink {
     private readonly seed: bigint,
     private readonly bytes: Buffer,
     private readonly mapString: ((text: string) => string) | undefined,
+    private readonly hex: HexWriter,
   ) {
     this.capacity = bytes.length;
   }
@@ -262,9 +277,9 @@ class HashingSink implements CanonicalSink {
 
   finish(): string {
     const filled = this.bytes.subarray(0, this.length);
-    if (this.hasher === undefined) return toHex16(this.api.h64Raw(filled, this.seed));
+    if (this.hasher === undefined) return this.hex.hex16(this.api.h64Raw(filled, this.seed));
     this.hasher.update(filled);
-    return toHex16(this.hasher.digest());
+    return this.hex.hex16(this.hasher.digest());
   }
 
   private streaming(): XXHash<bigint> {
@@ -298,13 +313,14 @@ export async function createDigester(options?: { seed?: bigint }): Promise<Diges
   // One buffer per digester, reused by each digest; a digest that starts while another is
   // under way (a getter of the value being hashed that hashes) gets its own.
   const shared = Buffer.allocUnsafeSlow(BUFFER_BYTES);
+  const hex = new HexWriter();
   let busy = false;
   return {
     digest(value: unknown, mapString?: (text: string) => string): string {
       const own = busy;
       busy = true;
       try {
-        const sink = new HashingSink(api, seed, own ? Buffer.allocUnsafeSlow(BUFFER_BYTES) : shared, mapString);
+        const sink = new HashingSink(api, seed, own ? Buffer.allocUnsafeSlow(BUFFER_BYTES) : shared, mapString, hex);
         writeCanonical(value, sink);
         return sink.finish();
       } finally {
@@ -312,10 +328,10 @@ export async function createDigester(options?: { seed?: bigint }): Promise<Diges
       }
     },
     digestText(text: string): string {
-      if (text.length <= SLICE_AT) return api.h64ToString(text, seed);
+      if (text.length <= SLICE_AT) return hex.hex16(api.h64(text, seed));
       const hasher = api.create64(seed);
       updateSliced(hasher, text);
-      return toHex16(hasher.digest());
+      return hex.hex16(hasher.digest());
     },
   };
 }

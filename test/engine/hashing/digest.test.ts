@@ -40,6 +40,19 @@ describe('createDigester', () => {
     expect(digester.digestText('')).toBe('ef46db3751d8e999');
   });
 
+  it('writes hashes with leading zero digits and high bits as the library does (zero-padded hex)', () => {
+    const found = { zero: 0, highBit: 0 };
+    for (let i = 0; found.zero < 3 || found.highBit < 3; i += 1) {
+      const value = `v${i}`;
+      const reference = h64ToString(`"${value.length}:${value}"`);
+      if (reference.startsWith('00')) found.zero += 1;
+      else if (reference.startsWith('f')) found.highBit += 1;
+      else continue;
+      expect(digester.digest(value)).toBe(reference);
+      expect(digester.digestText(value)).toBe(h64ToString(value));
+    }
+  });
+
   it('is stable across calls and digesters, and key order does not matter', async () => {
     const other = await createDigester();
     const value = { b: [1, 2, { z: 'q', y: null }], a: 'x' };
