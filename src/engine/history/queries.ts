@@ -52,6 +52,8 @@ export interface InFlightCall {
 /** Calls of a stable churn variant needed before it counts (OpenClaw's 3). */
 const MIN_STABLE_CALLS_PER_VARIANT = 3;
 
+const NO_CHURN: ArgumentChurn = Object.freeze({ count: 0, variantCount: 0 });
+
 /**
  * What OpenClaw's detectors derive from one run scope's records, computed before the
  * current call is recorded. This is the input of every detector.
@@ -263,9 +265,10 @@ export class ScopeView implements ScopedHistory {
    */
   argumentChurn(toolName: string, argsHash: string): ArgumentChurn {
     const scope = this.scope;
-    const none = { count: 0, variantCount: 0 };
-    if (!scope || this.inFlight.some((sibling) => sibling.toolName !== toolName)) return none;
-    const groups = new Map<string, { resultHash: string; count: number }>();
+    if (!scope) return NO_CHURN;
+    for (const sibling of this.inFlight) if (sibling.toolName !== toolName) return NO_CHURN;
+    // Made at the first record that joins a group: most calls end the scan at the newest record.
+    let groups: Map<string, { resultHash: string; count: number }> | undefined;
     for (let s = scope.end - 1; s >= scope.first; s -= 1) {
       if (!scope.isToolName(s, toolName)) break;
       if (!scope.hasResultHash(s)) continue;
@@ -273,26 +276,31 @@ export class ScopeView implements ScopedHistory {
       if (!scope.isNoProgressResult(s)) break;
       const resultHash = scope.resultHash(s)!;
       const args = scope.argsHash(s);
+      groups ??= new Map();
       const group = groups.get(args);
       if (group && group.resultHash !== resultHash) break;
       groups.set(args, { resultHash, count: (group?.count ?? 0) + 1 });
     }
+    if (groups === undefined) return NO_CHURN;
     let count = 0;
     let stableCount = 0;
-    const stableResults = new Set<string>();
+    let variants = 0;
+    let stableResult: string | undefined;
+    let oneStableResult = true;
     for (const group of groups.values()) {
       count += group.count;
       if (group.count < MIN_STABLE_CALLS_PER_VARIANT) continue;
       stableCount += group.count;
-      stableResults.add(group.resultHash);
+      variants += 1;
+      if (stableResult === undefined) stableResult = group.resultHash;
+      else if (group.resultHash !== stableResult) oneStableResult = false;
     }
-    const variants = [...groups.values()].filter((group) => group.count >= MIN_STABLE_CALLS_PER_VARIANT).length;
     const churns =
       variants > 1 &&
       stableCount === count &&
-      stableResults.size === 1 &&
+      oneStableResult &&
       (groups.get(argsHash)?.count ?? 0) >= MIN_STABLE_CALLS_PER_VARIANT;
-    return churns ? { count, variantCount: variants } : none;
+    return churns ? { count, variantCount: variants } : NO_CHURN;
   }
 
   /**
@@ -302,10 +310,10 @@ export class ScopeView implements ScopedHistory {
    */
   writeTargetChurn(argsHash: string, mutationTargetHash: string): ArgumentChurn {
     const scope = this.scope;
-    const none = { count: 0, variantCount: 0 };
-    if (!scope || this.inFlight.length > 0) return none;
-    const variants: string[] = [];
-    const seen = new Map<string, number>();
+    if (!scope || this.inFlight.length > 0) return NO_CHURN;
+    // Made at the first write to the target: most calls end the scan at the newest record.
+    let variants: string[] | undefined;
+    let seen: Map<string, number> | undefined;
     for (let s = scope.end - 1; s >= scope.first; s -= 1) {
       // Kind and target only: a deferred result is not hashed for them.
       if (
@@ -315,6 +323,8 @@ export class ScopeView implements ScopedHistory {
       )
         break;
       const args = scope.argsHash(s);
+      variants ??= [];
+      seen ??= new Map();
       const repeatedAt = seen.get(args);
       if (repeatedAt !== undefined) {
         variants.length = repeatedAt + 1;
@@ -323,7 +333,7 @@ export class ScopeView implements ScopedHistory {
       seen.set(args, variants.length);
       variants.push(args);
     }
-    if (variants.includes(argsHash)) return none;
+    if (variants === undefined || variants.includes(argsHash)) return NO_CHURN;
     return { count: variants.length, variantCount: variants.length };
   }
 
