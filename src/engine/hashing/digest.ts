@@ -78,6 +78,8 @@ export function digestInput(value: unknown): string {
 
 /** Bytes a hashing sink gathers before handing them to the hasher. */
 const BUFFER_BYTES = 64 * 1024;
+/** Streams shorter than this many bytes are hashed through a view of the buffer made once per length. */
+const PREFIX_VIEWS = 1024;
 /** Strings longer than this (UTF-16 units) go to the hasher directly instead of through the buffer. */
 const PASS_THROUGH_AT = 16 * 1024;
 /** Strings up to this many units are encoded unit by unit (see {@link encodeUtf8From}); longer ones by `Buffer.write`. */
@@ -212,16 +214,31 @@ class HashingSink implements CanonicalSink {
   private length = 0;
   /** `bytes.length`, read once: reading a Buffer's length in every token cost about 1 % of the hash's instructions. */
   private readonly capacity: number;
-  private hasher: XXHash<bigint> | undefined;
+  private hasher: XXHash<bigint> | undefined = undefined;
+  private mapString: ((text: string) => string) | undefined = undefined;
+  /**
+   * `bytes.subarray(0, n)` at index `n`, for the short lengths seen so far: making a view per
+   * digest cost more than hashing a short stream does. Filled up front, so that the array stays
+   * a plain list however few lengths are seen.
+   */
+  private readonly prefixes: (Buffer | undefined)[] = new Array<Buffer | undefined>(PREFIX_VIEWS).fill(undefined);
 
   constructor(
     private readonly api: XXHashAPI,
     private readonly seed: bigint,
     private readonly bytes: Buffer,
-    private readonly mapString: ((text: string) => string) | undefined,
     private readonly hex: HexWriter,
   ) {
     this.capacity = bytes.length;
+  }
+
+  /** The digest of `value`'s token stream; the sink is ready for the next one afterwards. */
+  digest(value: unknown, mapString: ((text: string) => string) | undefined): string {
+    this.length = 0;
+    this.hasher = undefined;
+    this.mapString = mapString;
+    writeCanonical(value, this);
+    return this.finish();
   }
 
   /** `chunk` is punctuation, a number or a bare word: ASCII, one byte per unit. */
@@ -275,11 +292,19 @@ class HashingSink implements CanonicalSink {
     this.length = at;
   }
 
-  finish(): string {
-    const filled = this.bytes.subarray(0, this.length);
+  private finish(): string {
+    const filled = this.length < PREFIX_VIEWS ? this.prefix(this.length) : this.bytes.subarray(0, this.length);
     if (this.hasher === undefined) return this.hex.hex16(this.api.h64Raw(filled, this.seed));
     this.hasher.update(filled);
     return this.hex.hex16(this.hasher.digest());
+  }
+
+  private prefix(length: number): Buffer {
+    const known = this.prefixes[length];
+    if (known !== undefined) return known;
+    const made = this.bytes.subarray(0, length);
+    this.prefixes[length] = made;
+    return made;
   }
 
   private streaming(): XXHash<bigint> {
@@ -310,21 +335,19 @@ export async function createDigester(options?: { seed?: bigint }): Promise<Diges
   // Each digester instantiates its own wasm module: no state is shared between processors.
   const api = await xxhash();
   const seed = options?.seed ?? 0n;
-  // One buffer per digester, reused by each digest; a digest that starts while another is
-  // under way (a getter of the value being hashed that hashes) gets its own.
-  const shared = Buffer.allocUnsafeSlow(BUFFER_BYTES);
+  // One sink and buffer per digester, reused by each digest; a digest that starts while another
+  // is under way (a getter of the value being hashed that hashes) gets its own.
   const hex = new HexWriter();
+  const shared = new HashingSink(api, seed, Buffer.allocUnsafeSlow(BUFFER_BYTES), hex);
   let busy = false;
   return {
     digest(value: unknown, mapString?: (text: string) => string): string {
-      const own = busy;
+      if (busy) return new HashingSink(api, seed, Buffer.allocUnsafeSlow(BUFFER_BYTES), hex).digest(value, mapString);
       busy = true;
       try {
-        const sink = new HashingSink(api, seed, own ? Buffer.allocUnsafeSlow(BUFFER_BYTES) : shared, mapString, hex);
-        writeCanonical(value, sink);
-        return sink.finish();
+        return shared.digest(value, mapString);
       } finally {
-        if (!own) busy = false;
+        busy = false;
       }
     },
     digestText(text: string): string {

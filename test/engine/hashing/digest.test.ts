@@ -214,6 +214,50 @@ describe('createDigester', () => {
     expect(innerDigest).toBe(canonicalHash(inner));
   });
 
+  it("a digest taken inside another digest's mapString, and one inside a getter of a mapped value, leave both right", () => {
+    const upper = (text: string) => text.toUpperCase();
+    const inner = { path: '/x', n: 1 };
+    const fromGetter: string[] = [];
+    const outer = {
+      a: 'before',
+      get b() {
+        fromGetter.push(digester.digest(inner));
+        return 'mixed Case';
+      },
+    };
+    const fromMapString: string[] = [];
+    const hashing = (text: string) => {
+      fromMapString.push(digester.digest({ text }));
+      return upper(text);
+    };
+    expect(digester.digest(outer, upper)).toBe(canonicalHash({ A: 'BEFORE', B: 'MIXED CASE' }));
+    expect(digester.digest(outer, hashing)).toBe(canonicalHash({ A: 'BEFORE', B: 'MIXED CASE' }));
+    expect(fromGetter).toEqual([canonicalHash(inner), canonicalHash(inner)]);
+    expect(fromMapString).toEqual(['a', 'before', 'b', 'mixed Case'].map((text) => canonicalHash({ text })));
+  });
+
+  it('each digest uses only its own mapString, also after one that threw', () => {
+    const value = { key: 'Value', list: ['a', 'B'] };
+    const upper = (text: string) => text.toUpperCase();
+    expect(digester.digest(value, upper)).toBe(canonicalHash({ KEY: 'VALUE', LIST: ['A', 'B'] }));
+    expect(digester.digest(value)).toBe(canonicalHash(value));
+    const failing = () => {
+      throw new Error('mapString failed');
+    };
+    expect(() => digester.digest({ long: 'x'.repeat(70_000), more: 'y' }, failing)).toThrow('mapString failed');
+    expect(digester.digest(value)).toBe(canonicalHash(value));
+    expect(digester.digest('x'.repeat(100_000))).toBe(canonicalHash('x'.repeat(100_000)));
+    expect(digester.digest(value)).toBe(canonicalHash(value));
+  });
+
+  it('streams of every short length, in any order, hash like the one-piece stream', () => {
+    const lengths = Array.from({ length: 1100 }, (_, n) => n);
+    for (const n of [...lengths, ...lengths.reverse(), 5, 1030, 5, 0]) {
+      const text = 'é'.repeat(n % 3) + 'a'.repeat(n);
+      expect(digester.digest(text)).toBe(canonicalHash(text));
+    }
+  });
+
   it('hashes a 10 MB string and a 10 MB nested object', () => {
     const big = 'abcdefghij'.repeat(1_000_000);
     expect(digester.digest(big)).toBe(h64ToString(`"${big.length}:${big}"`));
