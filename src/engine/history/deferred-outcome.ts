@@ -27,7 +27,9 @@ export class DeferredOutcome implements OutcomeHash {
   /** Once kept: the `write-mutation` kind, with {@link mutationTargetHash}. */
   private kind: 'write-mutation' | undefined = undefined;
   private target: string | undefined = undefined;
-  private readonly mayKeep: () => KeptFacts | false;
+  private kept = false;
+  /** Asked once; then let go, as it holds the raw result. */
+  private mayKeep: (() => KeptFacts | false) | undefined;
 
   /**
    * `bytes`: what `compute` holds (the raw texts), counted against a budget; `mayKeep`: whether
@@ -53,10 +55,16 @@ export class DeferredOutcome implements OutcomeHash {
     return this.target;
   }
 
-  /** Whether it may stay unhashed (asked by a run about to keep it so; else it is resolved). */
+  /**
+   * Whether it may stay unhashed (asked by a run about to keep it so; else it is resolved). The
+   * answer does not change once given.
+   */
   keep(): boolean {
-    const facts = this.mayKeep();
+    if (this.kept) return true;
+    const facts = this.mayKeep?.() ?? false;
+    this.mayKeep = undefined;
     if (facts === false) return false;
+    this.kept = true;
     this.target = facts.mutationTargetHash;
     if (this.target !== undefined) this.kind = 'write-mutation';
     return true;
@@ -84,7 +92,12 @@ export class DeferredOutcome implements OutcomeHash {
       if (compute === undefined) throw new Error('a deferred outcome was read after its record left the history');
       this.compute = undefined;
       this.uncount();
-      this.hashed = compute();
+      const outcome = compute();
+      // A kept outcome's run reads no near-duplicate evidence, and that evidence holds the text.
+      if (this.kept) {
+        const { similarity: _, ...facts } = outcome;
+        this.hashed = facts;
+      } else this.hashed = outcome;
     }
     return this.hashed;
   }
@@ -92,6 +105,7 @@ export class DeferredOutcome implements OutcomeHash {
   /** Its record left the history unread: the raw content is let go, never hashed. */
   drop(): void {
     this.compute = undefined;
+    this.mayKeep = undefined;
     this.uncount();
   }
 
