@@ -4,7 +4,7 @@ import { DeferredOutcome } from '../engine/history/deferred-outcome.js';
 import { TextMemo, type TextMemoLimits } from '../engine/hashing/text-memo.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
 import { writeTarget } from '../engine/hashing/write-target.js';
-import type { ToolCallSignature } from '../engine/types.js';
+import type { SimilarityEvidence, ToolCallSignature } from '../engine/types.js';
 import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
 import { parseJsonAttribute } from './json-attribute.js';
@@ -289,6 +289,30 @@ export function deferredToolSpanOutcome(
 
 const NO_FACTS = Object.freeze({});
 
+/**
+ * An outcome as a memo keeps it: its near-duplicate evidence, computed on first use, comes from
+ * the texts the memo holds anyway, not from the parsed result the outcome's own holds (many times
+ * the text's size for a large structure).
+ */
+function rememberedOf(
+  digester: Digester,
+  toolName: string,
+  outcome: OutcomeHash,
+  result: string,
+  rawArguments: string | undefined,
+): OutcomeHash {
+  if (outcome.similarity === undefined) return outcome;
+  let evidence: SimilarityEvidence | undefined;
+  const similarity = () =>
+    (evidence ??=
+      hashToolOutcome(digester, {
+        toolName,
+        params: parseJsonAttribute(rawArguments),
+        result: parseJsonAttribute(result),
+      }).similarity?.() ?? {});
+  return { ...outcome, similarity };
+}
+
 /** Whether nothing but the hash of a successful result can depend on its text (see {@link deferredToolSpanOutcome}). */
 function onlyHashDependsOn(toolName: string, result: string): boolean {
   return !(
@@ -402,7 +426,10 @@ class LiveToolCall implements ToolCallSource {
       if (remembered !== undefined) return remembered;
     }
     const remember =
-      result === undefined ? undefined : (outcome: OutcomeHash) => memos?.outcomes.set(toolName, result, args, outcome);
+      result === undefined
+        ? undefined
+        : (outcome: OutcomeHash) =>
+            memos?.outcomes.set(toolName, result, args, rememberedOf(this.digester, toolName, outcome, result, args));
     const params = this.parsedParams();
     const deferred = deferredToolSpanOutcome(
       this.digester,

@@ -2,6 +2,8 @@
  * The span reader's memos: a call or result read again with the same raw texts is not parsed and
  * hashed again, and is described exactly as before. Spans are a real provider's.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { BasicTracerProvider, type Span } from '@opentelemetry/sdk-trace-base';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -54,8 +56,10 @@ function read(reader: AdapterSpanReader, count: () => number, span: Span) {
   const before = count();
   const tool = reader.readStart(span).tool!;
   const call = tool.callAtStart();
-  const { similarity: _, ...outcome } = tool.outcome(span);
-  return { call, outcome, hashed: count() - before };
+  const { similarity, ...outcome } = tool.outcome(span);
+  const hashed = count() - before;
+  // Near-duplicate evidence, computed on first use (a remembered outcome computes it again from the texts).
+  return { call, outcome, hashed, evidence: similarity?.() };
 }
 
 describe('AdapterSpanReader memos', () => {
@@ -66,6 +70,7 @@ describe('AdapterSpanReader memos', () => {
     expect(first.hashed).toBeGreaterThanOrEqual(3);
     const again = read(reader, count, toolSpan('/src/a.ts', RESULT));
     expect(again).toEqual({ ...first, hashed: 0 });
+    expect(first.evidence?.resultSketch).toBeDefined();
   });
 
   it('hashes again what differs: other arguments, another result, or no memos', () => {
@@ -106,5 +111,34 @@ describe('AdapterSpanReader memos', () => {
     };
     read(reader, count, short('/a'));
     expect(read(reader, count, short('/a')).hashed).toBe(2);
+  });
+
+  it('keeps the texts, not the parsed results: a large structure costs its text alone', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = () => {
+      for (let i = 0; i < 3; i += 1) gc();
+      return process.memoryUsage().heapUsed;
+    };
+    // Hashed as their spans end (a run would, for calls it has seen), so the memo keeps them now.
+    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, real, { deferResultsFrom: Number.POSITIVE_INFINITY });
+    // Search hits: ~1 M characters each, parsed into far more heap than that.
+    const structured = (n: number) =>
+      JSON.stringify({
+        hits: Array.from({ length: 12_000 }, (_, i) => ({
+          title: `hit ${n}-${i}`,
+          url: `https://x.test/${n}/${i}`,
+          score: i,
+        })),
+      });
+    const texts = [0, 1, 2, 3].map(structured);
+    const textBytes = texts.reduce((sum, text) => sum + text.length, 0);
+    const before = heap();
+    texts.forEach((text, n) => {
+      expect(read(reader, () => 0, toolSpan(`/src/${n}.ts`, text)).evidence).toBeDefined();
+    });
+    // The memo keeps the four texts (one byte a character here), by design; their parsed hits
+    // would take about three times as much again.
+    expect(heap() - before).toBeLessThan(1.8 * textBytes);
   });
 });
