@@ -27,6 +27,9 @@ import { isNoProgressOutcome } from './no-progress-outcome.js';
  *   where a map per run would cost ~1 KB); larger scopes keep a map from signature key to its
  *   newest record and count, and a link from each record to the next older one of its
  *   signature, so that per-call work does not grow with `historySize` (target 5).
+ * - Below INDEX_FROM, the last FILTER_WORDS numbers of the array count the digest-form records
+ *   of each bucket of signatures (4 bits a bucket): most calls are new in their run, and a
+ *   signature whose bucket is empty is known to be absent without a scan.
  * - Timestamps are stored as int32 offsets from the scope's first one.
  */
 
@@ -83,6 +86,11 @@ const DIGEST_LENGTH = 16;
 const INDEX_FROM = 48;
 /** Rebuilt strings a scope gives out before it keeps them until its next change (see `ScopeLog.keepText`). */
 const KEEP_TEXTS_AFTER = 8;
+/** Numbers at the end of a scope's array holding the signature filter, 8 buckets of 4 bits each. */
+const FILTER_WORDS = 16;
+const FILTER_BUCKETS = FILTER_WORDS * 8;
+/** A bucket holding this many records is saturated: it is recounted when one leaves. */
+const FILTER_FULL = 15;
 /** Smallest ring allocated for a scope, in records. */
 const MIN_CAPACITY = 4;
 const NO_NUMBERS = new Int32Array(0);
@@ -560,10 +568,21 @@ export class ScopeLog {
     return this.lastCount;
   }
 
+  /**
+   * Whether records with this signature key may be in scope (`false` is certain). Without an
+   * index, the filter answers: it counts the digest-form records, the only ones a key in digest
+   * form of a known tool can match (a tool is known from its first record on).
+   */
+  mayHold(key: string): boolean {
+    if (this.index) return this.index.bySignature.has(key);
+    this.probe(key);
+    return this.probeTool < 0 || this.filterCount(this.probeTool, this.probeLo) > 0;
+  }
+
   /** Without an index: scans for the signature's newest record and count, unless it was the last one looked up. */
   private lookUp(key: string): void {
     if (key === this.lastKey) return;
-    const newest = this.scanBack(this.end - 1, key);
+    const newest = this.mayHold(key) ? this.scanBack(this.end - 1, key) : -1;
     let count = 0;
     for (let s = newest; s >= 0; s = this.scanBack(s - 1, key)) count += 1;
     this.lastKey = key;
@@ -668,6 +687,7 @@ export class ScopeLog {
     this.alternationTail = this.nextAlternationTail(seq);
     if (this.index) this.indexRecord(seq, key, newest);
     else {
+      if (tool >= 0) this.filterAdd(tool, probeLo);
       // newestOf above made this the last signature looked up.
       this.lastNewest = seq;
       this.lastCount += 1;
@@ -688,9 +708,12 @@ export class ScopeLog {
       const entry = this.index.bySignature.get(key)!;
       entry.count -= 1;
       if (entry.count === 0) this.index.bySignature.delete(key);
-    } else if (this.lastNewest >= 0 && this.sameSignature(seq, this.lastNewest)) {
-      this.lastCount -= 1;
-      if (this.lastCount === 0) this.lastNewest = -1;
+    } else {
+      if (!(meta & META_ARGS_STRING)) this.filterRemove(meta & META_TOOL, this.numbers[at + ARGS_LO], seq);
+      if (this.lastNewest >= 0 && this.sameSignature(seq, this.lastNewest)) {
+        this.lastCount -= 1;
+        if (this.lastCount === 0) this.lastNewest = -1;
+      }
     }
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
     // Evicted unread: its result is never hashed.
@@ -922,8 +945,12 @@ export class ScopeLog {
 
   /** Moves the records to a ring of `capacity` and their packed ids, in order, to an id ring of `idWords`. */
   private relayout(capacity: number, idWords: number): void {
-    const numbers = new Int32Array(capacity * STRIDE + idWords);
+    const numbers = new Int32Array(capacity * STRIDE + idWords + FILTER_WORDS);
     const base = capacity * STRIDE;
+    const filterFrom = this.numbers.length - FILTER_WORDS;
+    if (filterFrom >= 0)
+      for (let w = 0; w < FILTER_WORDS; w += 1)
+        numbers[numbers.length - FILTER_WORDS + w] = this.numbers[filterFrom + w];
     const byPosition = <T>(old: T[] | undefined): T[] | undefined => (old ? new Array<T>(capacity) : undefined);
     const calls = byPosition(this.calls);
     const outcomes = byPosition(this.outcomes);
@@ -962,6 +989,49 @@ export class ScopeLog {
     this.ids = ids;
     this.times = times;
     if (older) this.index!.older = older;
+  }
+
+  /** The filter bucket of a digest-form signature (the digest is uniform: its low bits will do). */
+  private filterBucket(tool: number, lo: number): number {
+    return (lo ^ tool) & (FILTER_BUCKETS - 1);
+  }
+
+  /** Digest-form records in scope in the signature's filter bucket (FILTER_FULL: that many or more). */
+  private filterCount(tool: number, lo: number): number {
+    const bucket = this.filterBucket(tool, lo);
+    const word = this.numbers.length - FILTER_WORDS + (bucket >>> 3);
+    return (this.numbers[word] >>> ((bucket & 7) * 4)) & 0xf;
+  }
+
+  private filterAdd(tool: number, lo: number): void {
+    const bucket = this.filterBucket(tool, lo);
+    const word = this.numbers.length - FILTER_WORDS + (bucket >>> 3);
+    const shift = (bucket & 7) * 4;
+    if (((this.numbers[word] >>> shift) & 0xf) < FILTER_FULL) this.numbers[word] += 1 << shift;
+  }
+
+  /** Record `leaving` (digest form, in the bucket) leaves: a saturated bucket is recounted without it. */
+  private filterRemove(tool: number, lo: number, leaving: number): void {
+    const bucket = this.filterBucket(tool, lo);
+    const word = this.numbers.length - FILTER_WORDS + (bucket >>> 3);
+    const shift = (bucket & 7) * 4;
+    const count = (this.numbers[word] >>> shift) & 0xf;
+    if (count < FILTER_FULL) {
+      this.numbers[word] -= 1 << shift;
+      return;
+    }
+    let recount = 0;
+    for (let s = this.first; s < this.end && recount < FILTER_FULL; s += 1) {
+      const at = this.position(s);
+      const meta = this.numbers[at + META];
+      if (
+        s !== leaving &&
+        !(meta & META_ARGS_STRING) &&
+        this.filterBucket(meta & META_TOOL, this.numbers[at + ARGS_LO]) === bucket
+      )
+        recount += 1;
+    }
+    this.numbers[word] = (this.numbers[word] & ~(0xf << shift)) | (recount << shift);
   }
 
   private buildIndex(): void {

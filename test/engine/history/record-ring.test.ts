@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ScopeLog } from '../../../src/engine/history/record-ring.js';
 import { ToolCallHistory } from '../../../src/engine/history/tool-call-history.js';
 import type { OutcomeHash, ToolCallRecord } from '../../../src/engine/types.js';
 
@@ -217,4 +218,53 @@ describe('record ring', () => {
     });
     expect(history.records()).toEqual([expected]);
   });
+});
+
+describe('signature filter of a small scope', () => {
+  /** `read:<digest>`; digests 128 apart share a filter bucket. */
+  const key = (digest: number) => `read:${digest.toString(16).padStart(16, '0')}`;
+
+  it('stays in step with appends and evictions, saturated buckets included', () => {
+    const historySize = 40;
+    const scope = new ScopeLog(undefined);
+    const model: string[] = [];
+    const append = (k: string) => {
+      scope.push('read', k, undefined, 0, historySize);
+      model.push(k);
+      if (model.length > historySize) {
+        scope.shift();
+        model.shift();
+      }
+    };
+    const expectCounts = (keys: readonly string[]) => {
+      for (const k of keys) expect(scope.countOf(k)).toBe(model.filter((m) => m === k).length);
+    };
+    for (let i = 0; i < 20; i += 1) append(key(1));
+    for (let i = 0; i < 3; i += 1) append(key(129));
+    append(key(5));
+    append(key(5));
+    expectCounts([key(1), key(129), key(257), key(5), key(2)]);
+    // Bucket 1 holds 23 records, more than 4 bits count: it stays saturated and spills into no other.
+    expect(scope.mayHold(key(257))).toBe(true);
+    expect(scope.mayHold(key(2))).toBe(false);
+    expect(scope.mayHold(key(133))).toBe(true);
+    const others: string[] = [];
+    for (let i = 0; i < 60; i += 1) {
+      const other = key(0x1000 + 128 * i + 8 + (i % 100));
+      others.push(other);
+      append(other);
+      expectCounts([key(1), key(129), key(257), key(5), other, ...others.slice(-45, -40)]);
+      for (const gone of [key(1), key(129), key(257), key(5), ...others.slice(0, -40)])
+        if (!model.includes(gone) && model.every((m) => !sameBucket(m, gone))) expect(scope.mayHold(gone)).toBe(false);
+    }
+    // Every record of buckets 1 and 5 has left: the saturated bucket was recounted down to empty.
+    expect(scope.mayHold(key(1))).toBe(false);
+    expect(scope.mayHold(key(257))).toBe(false);
+    expect(scope.mayHold(key(5))).toBe(false);
+  });
+
+  /** Whether two `read:` keys share a filter bucket (the low 7 bits of the digest, tool index 0). */
+  function sameBucket(a: string, b: string): boolean {
+    return ((parseInt(a.slice(-2), 16) ^ parseInt(b.slice(-2), 16)) & 127) === 0;
+  }
 });
