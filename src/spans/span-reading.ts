@@ -414,12 +414,13 @@ class LiveToolCall implements ToolCallSource {
 
   private hashOutcome(end: ToolCallEnd): OutcomeHash {
     const { toolName } = this.start;
-    const { rawArguments, memos } = this;
+    const { rawArguments, memos, digester } = this;
     // The outcome is a function of the tool name, the raw arguments and the raw result alone.
-    const result =
+    const text =
       memos !== undefined && (rawArguments === undefined || typeof rawArguments === 'string')
         ? resultTextOf(end)
         : undefined;
+    const result = text !== undefined && memos?.outcomes.admits(text) === true ? text : undefined;
     const args = rawArguments as string | undefined;
     if (result !== undefined) {
       const remembered = memos?.outcomes.get(toolName, result, args);
@@ -429,19 +430,11 @@ class LiveToolCall implements ToolCallSource {
       result === undefined
         ? undefined
         : (outcome: OutcomeHash) =>
-            memos?.outcomes.set(toolName, result, args, rememberedOf(this.digester, toolName, outcome, result, args));
+            memos?.outcomes.set(toolName, result, args, rememberedOf(digester, toolName, outcome, result, args));
     const params = this.parsedParams();
-    const deferred = deferredToolSpanOutcome(
-      this.digester,
-      toolName,
-      params,
-      rawArguments,
-      end,
-      this.deferFrom,
-      remember,
-    );
+    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, this.deferFrom, remember);
     if (deferred !== undefined) return deferred;
-    const hashed = hashToolSpanOutcome(this.digester, toolName, params, end);
+    const hashed = hashToolSpanOutcome(digester, toolName, params, end);
     remember?.(hashed);
     return hashed;
   }

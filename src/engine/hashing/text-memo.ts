@@ -65,6 +65,11 @@ export class TextMemo<V> {
     this.mask = buckets - 1;
   }
 
+  /** Whether texts of this length are remembered at all (see {@link TextMemoLimits}). */
+  admits(text: string): boolean {
+    return text.length >= this.limits.fromChars && text.length <= this.limits.chars;
+  }
+
   /** The value remembered for `text` under `scope` and `context`, if it is still kept. */
   get(scope: string, text: string, context?: string): V | undefined {
     if (text.length < this.limits.fromChars) return undefined;

@@ -34,6 +34,11 @@ describe('TextMemo', () => {
 
   it('neither keeps nor looks up texts shorter than fromChars, nor longer than its characters', () => {
     const memo = new TextMemo<string>({ entries: 8, chars: 100, fromChars: 10 });
+    expect([memo.admits('short'), memo.admits(text('fits', 60)), memo.admits(text('long', 101))]).toEqual([
+      false,
+      true,
+      false,
+    ]);
     memo.set('t', 'short', undefined, 'short');
     expect(memo.get('t', 'short')).toBeUndefined();
     memo.set('t', text('long', 101), undefined, 'long');
