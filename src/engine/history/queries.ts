@@ -123,9 +123,14 @@ export class ScopeView implements ScopedHistory {
   ) {}
 
   noProgressStreak(argsHash: string, toolName: string): NoProgressStreak {
-    const key = signatureKey(toolName, argsHash);
+    const key = this.keyOf(toolName, argsHash);
     if (this.streak?.key !== key) this.streak = { key, streak: this.computeNoProgressStreak(key) };
     return this.streak.streak;
+  }
+
+  /** The signature key of a call (see {@link signatureKey}), from the scope's cache when there is one. */
+  private keyOf(toolName: string, argsHash: string): string {
+    return this.scope ? this.scope.keyFor(toolName, argsHash) : signatureKey(toolName, argsHash);
   }
 
   private computeNoProgressStreak(key: string): NoProgressStreak {
@@ -206,7 +211,7 @@ export class ScopeView implements ScopedHistory {
   }
 
   recentCount(argsHash: string, toolName: string): number {
-    return this.scope?.countOf(signatureKey(toolName, argsHash)) ?? 0;
+    return this.scope?.countOf(this.keyOf(toolName, argsHash)) ?? 0;
   }
 
   unknownToolStreak(toolName: string): UnknownToolStreak {
@@ -370,11 +375,11 @@ export class ScopeView implements ScopedHistory {
   }
 
   resultCycle(argsHash: string, toolName: string, criticalLaps: number): ResultCycle {
-    return resultCycleOf(this.scope, signatureKey(toolName, argsHash), criticalLaps);
+    return resultCycleOf(this.scope, this.keyOf(toolName, argsHash), criticalLaps);
   }
 
   identicalCalls(argsHash: string, toolName: string, percent: number): IdenticalCalls {
-    return identicalCallsOf(this.scope, signatureKey(toolName, argsHash), percent);
+    return identicalCallsOf(this.scope, this.keyOf(toolName, argsHash), percent);
   }
 
   similarOutcomes(toolName: string, percent: number, volatileObservations: number): SimilarOutcomes {
@@ -382,7 +387,7 @@ export class ScopeView implements ScopedHistory {
   }
 
   redundantCalls(argsHash: string, toolName: string): RedundantCalls {
-    return redundantCallsOf(this.scope, signatureKey(toolName, argsHash), this.inFlight);
+    return redundantCallsOf(this.scope, this.keyOf(toolName, argsHash), this.inFlight);
   }
 
   typedErrorRepeat(family: string): TypedErrorRepeat {

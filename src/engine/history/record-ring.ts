@@ -326,6 +326,10 @@ export class ScopeLog {
   private probeTool = -1;
   private probeHi = 0;
   private probeLo = 0;
+  /** The (tool, args hash) pair whose signature key was last asked for, and that key. */
+  private pairTool: string | undefined = undefined;
+  private pairArgs: string | undefined = undefined;
+  private pairKey = '';
 
   readonly runId: string | undefined;
 
@@ -380,6 +384,19 @@ export class ScopeLog {
       this.numbers[at + ARGS_LO] === this.probeLo &&
       this.numbers[at + ARGS_HI] === this.probeHi
     );
+  }
+
+  /**
+   * {@link signatureKey}, kept for the pair last asked about: the detectors, the record and
+   * its outcome all ask for the key of the same call, whose strings are the same objects.
+   */
+  keyFor(toolName: string, argsHash: string): string {
+    if (argsHash === this.pairArgs && toolName === this.pairTool) return this.pairKey;
+    const key = signatureKey(toolName, argsHash);
+    this.pairTool = toolName;
+    this.pairArgs = argsHash;
+    this.pairKey = key;
+    return key;
   }
 
   /** The record's signature key. */
@@ -643,7 +660,7 @@ export class ScopeLog {
     timestamp: number,
     historySize: number,
   ): number {
-    const key = signatureKey(toolName, argsHash);
+    const key = this.keyFor(toolName, argsHash);
     const newest = this.newestOf(key);
     this.dropTexts();
     if (this.length === this.capacity) this.relayout(this.nextCapacity(historySize), this.idWords);
