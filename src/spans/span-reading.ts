@@ -200,18 +200,26 @@ export function describeAtEnd(
   );
 }
 
-/** The outcome hash of an ending tool span: pre-computed hash, error, result, or nothing. */
+/**
+ * The outcome hash of an ending tool span: pre-computed hash, error, result, or nothing.
+ * `targetHash`: the call's digest of a `write`'s target from the same params, if it has one.
+ */
 export function hashToolSpanOutcome(
   digester: Digester,
   toolName: string,
   params: unknown,
   end: ToolCallEnd,
+  targetHash?: string,
 ): OutcomeHash {
   if (end.resultHash !== undefined || end.outcomeFacts?.outcomeKind === 'tool-loop-veto')
     return { ...end.outcomeFacts, resultHash: end.resultHash, unknownToolName: end.unknownToolName };
   if (end.isError) return hashToolOutcome(digester, { toolName, params, error: end.errorText ?? '', isError: true });
   if (!end.hasResult) return {};
-  return hashToolOutcome(digester, { toolName, params, result: parseJsonAttribute(end.result) });
+  return hashToolOutcome(
+    digester,
+    { toolName, params, result: parseJsonAttribute(end.result) },
+    targetHash === undefined ? undefined : { targetHash },
+  );
 }
 
 /**
@@ -241,7 +249,8 @@ export const DEFER_RESULTS_FROM = 1024;
  * target comes from its params, so it is known now. `params`: the parsed arguments (kept until
  * the run keeps the outcome, then parsed again from `rawArguments` if it is read; both
  * `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
- * {@link hashToolSpanOutcome}. `remember` is told the outcome once it is hashed.
+ * {@link hashToolSpanOutcome}. `also.remember` is told the outcome once it is hashed;
+ * `also.targetHash` is the call's digest of a `write`'s target from the same params, if it has one.
  */
 export function deferredToolSpanOutcome(
   digester: Digester,
@@ -250,7 +259,7 @@ export function deferredToolSpanOutcome(
   rawArguments: unknown,
   end: ToolCallEnd,
   from = DEFER_RESULTS_FROM,
-  remember?: (outcome: OutcomeHash) => void,
+  also: { readonly remember?: (outcome: OutcomeHash) => void; readonly targetHash?: string } = {},
 ): DeferredOutcome | undefined {
   const { result } = end;
   if (
@@ -266,13 +275,18 @@ export function deferredToolSpanOutcome(
   const bytes = 2 * (result.length + (typeof rawArguments === 'string' ? rawArguments.length : 0));
   let parsed = params;
   let kept = false;
+  const { remember, targetHash } = also;
   return new DeferredOutcome(
     () => {
-      const outcome = hashToolOutcome(digester, {
-        toolName,
-        params: kept ? parseJsonAttribute(rawArguments) : parsed,
-        result: parseJsonAttribute(result),
-      });
+      const outcome = hashToolOutcome(
+        digester,
+        {
+          toolName,
+          params: kept ? parseJsonAttribute(rawArguments) : parsed,
+          result: parseJsonAttribute(result),
+        },
+        targetHash === undefined ? undefined : { targetHash },
+      );
       remember?.(outcome);
       return outcome;
     },
@@ -282,7 +296,7 @@ export function deferredToolSpanOutcome(
       const target = toolName === 'write' ? writeTarget(parsed) : undefined;
       kept = true;
       parsed = undefined;
-      return target === undefined ? NO_FACTS : { mutationTargetHash: digester.digest(target) };
+      return target === undefined ? NO_FACTS : { mutationTargetHash: targetHash ?? digester.digest(target) };
     },
   );
 }
@@ -351,6 +365,8 @@ class LiveToolCall implements ToolCallSource {
   private params: unknown = undefined;
   /** Whether `params` holds the parsed arguments (not for a remembered call: parsed if needed). */
   private parsed = true;
+  /** The call's digest of a `write`'s target, when it was described from these arguments. */
+  private targetHash: string | undefined = undefined;
   /** What `params` were parsed from (for a deferred outcome, which parses them again when read). */
   private rawArguments: unknown = undefined;
   private end: ToolCallEnd | undefined = undefined;
@@ -432,9 +448,13 @@ class LiveToolCall implements ToolCallSource {
         : (outcome: OutcomeHash) =>
             memos?.outcomes.set(toolName, result, args, rememberedOf(digester, toolName, outcome, result, args));
     const params = this.parsedParams();
-    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, this.deferFrom, remember);
+    const { targetHash } = this;
+    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, this.deferFrom, {
+      remember,
+      targetHash,
+    });
     if (deferred !== undefined) return deferred;
-    const hashed = hashToolSpanOutcome(digester, toolName, params, end);
+    const hashed = hashToolSpanOutcome(digester, toolName, params, end, targetHash);
     remember?.(hashed);
     return hashed;
   }
@@ -451,6 +471,8 @@ class LiveToolCall implements ToolCallSource {
     this.params = described.params;
     this.parsed = described.unparsed !== true;
     this.rawArguments = argsHash === undefined ? rawArguments : undefined;
+    // A pre-computed args hash comes with no params, and then an outcome has no target.
+    this.targetHash = argsHash === undefined ? described.call.mutationTargetHash : undefined;
     return described.call;
   }
 

@@ -33,6 +33,12 @@ export interface HashOutcomeOptions {
    * text). `false` leaves it out. Default `true`.
    */
   readonly similarity?: boolean;
+  /**
+   * The digest of a `write`'s target (`digester.digest(writeTarget(params))`), when the caller
+   * has it already (the call's `mutationTargetHash`, from the same params): it is not computed
+   * again. Default: computed here.
+   */
+  readonly targetHash?: string;
 }
 
 /** OpenClaw's result for a call vetoed by loop detection. */
@@ -204,6 +210,7 @@ function hashShapedResult(
   params: unknown,
   result: Record<string, unknown>,
   similarity: boolean,
+  targetHash: string | undefined,
 ): OutcomeHash {
   const details = isPlainObject(result.details) ? result.details : {};
   const text = contentText(result.content);
@@ -248,7 +255,14 @@ function hashShapedResult(
       projected = { details: normalizeUpdatePlanParams(params), text: '' };
     else projected = { details, text };
   }
-  const hashed = withOutcomeFacts(digester, { resultHash: outcomeDigest(digester, projected) }, toolName, params, text);
+  const hashed = withOutcomeFacts(
+    digester,
+    { resultHash: outcomeDigest(digester, projected) },
+    toolName,
+    params,
+    text,
+    targetHash,
+  );
   return withSimilarityEvidence(
     similarity,
     hashed,
@@ -265,13 +279,14 @@ function withOutcomeFacts(
   toolName: string,
   params: unknown,
   text: string,
+  targetHash: string | undefined,
 ): OutcomeHash {
   const typedError = readTypedError(toolName, params, text);
   if (typedError !== undefined) outcome.typedError = typedError;
   const target = toolName === 'write' ? writeTarget(params) : undefined;
   if (target !== undefined) {
     outcome.outcomeKind = 'write-mutation';
-    outcome.mutationTargetHash = digester.digest(target);
+    outcome.mutationTargetHash = targetHash ?? digester.digest(target);
   }
   return outcome;
 }
@@ -330,11 +345,23 @@ export function hashToolOutcome(
     return typeof result === 'string'
       ? withSimilarityEvidence(
           similarity,
-          withOutcomeFacts(digester, hashed, toolName, params, result),
+          withOutcomeFacts(digester, hashed, toolName, params, result, options.targetHash),
           result,
           undefined,
         )
-      : withSimilarityEvidence(similarity, withOutcomeFacts(digester, hashed, toolName, params, ''), '', result);
+      : withSimilarityEvidence(
+          similarity,
+          withOutcomeFacts(digester, hashed, toolName, params, '', options.targetHash),
+          '',
+          result,
+        );
   }
-  return hashShapedResult(digester, toolName, params, result as Record<string, unknown>, similarity);
+  return hashShapedResult(
+    digester,
+    toolName,
+    params,
+    result as Record<string, unknown>,
+    similarity,
+    options.targetHash,
+  );
 }
