@@ -222,11 +222,6 @@ function hex8(text: string, at: number): number {
   return value;
 }
 
-/** Whether `text` ends, from `at`, with exactly 16 lowercase hex digits. */
-function isDigestAt(text: string, at: number): boolean {
-  return text.length === at + DIGEST_LENGTH && hex8(text, at) >= 0 && hex8(text, at + 8) >= 0;
-}
-
 const hexDigit = (nibble: number): number => nibble + (nibble < 10 ? 0x30 : 0x57);
 
 /** The 16 lowercase hex digits of a digest's two halves, as one flat string. */
@@ -822,9 +817,13 @@ export class ScopeLog {
   /** Stores a result hash of digest form in the ring; returns its form, or 0 for another form. */
   private storeResult(at: number, resultHash: string): number {
     const from = resultHash.startsWith(ERROR_PREFIX) ? ERROR_PREFIX.length : 0;
-    if (!isDigestAt(resultHash, from)) return 0;
-    this.numbers[at + RESULT_HI] = hex8(resultHash, from) | 0;
-    this.numbers[at + RESULT_LO] = hex8(resultHash, from + 8) | 0;
+    if (resultHash.length !== from + DIGEST_LENGTH) return 0;
+    // The check and the value in one pass over the digits (every outcome stores one).
+    const hi = hex8(resultHash, from);
+    const lo = hi < 0 ? -1 : hex8(resultHash, from + 8);
+    if (lo < 0) return 0;
+    this.numbers[at + RESULT_HI] = hi | 0;
+    this.numbers[at + RESULT_LO] = lo | 0;
     return from === 0 ? RESULT_HEX : RESULT_ERROR_HEX;
   }
 

@@ -39,7 +39,15 @@ const callId = fc.oneof(
 const resultHash = fc.oneof(
   hex16,
   hex16.map((d) => `error:${d}`),
-  fc.constantFrom('r1', 'error:x', 'ERROR:0000000000000000', 'FFFFFFFFFFFFFFFF', ''),
+  fc.constantFrom(
+    'r1',
+    'error:x',
+    'ERROR:0000000000000000',
+    'FFFFFFFFFFFFFFFF',
+    '00000000FFFFFFFF',
+    'error:00000000000000000',
+    '',
+  ),
 );
 
 const outcome: fc.Arbitrary<OutcomeHash> = fc.oneof(
