@@ -394,6 +394,16 @@ export class ScopeLog {
     return key;
   }
 
+  /**
+   * The call's outcome is stored, its last use of the pair: the strings are let go, so that an
+   * idle run does not keep them (a tool name is often a fresh copy per call).
+   */
+  private forgetPair(): void {
+    this.pairTool = undefined;
+    this.pairArgs = undefined;
+    this.pairKey = '';
+  }
+
   /** The record's signature key. */
   keyOf(seq: number): string {
     const i = seq % this.capacity;
@@ -746,6 +756,7 @@ export class ScopeLog {
    * or an equal one). `similarity`: keep its result sketch and fields (default: dropped).
    */
   setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined, similarity = false): void {
+    this.forgetPair();
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
     this.dropTexts();
     this.store(seq, outcome, resultHash, similarity);
@@ -756,6 +767,7 @@ export class ScopeLog {
    * when a reader first asks for its hash (see {@link settle}), never if its record leaves unread.
    */
   setDeferredOutcome(seq: number, outcome: DeferredOutcome): void {
+    this.forgetPair();
     const i = seq % this.capacity;
     const at = i * STRIDE;
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
