@@ -1,3 +1,4 @@
+import { hexDigitsOf } from '../hashing/hex-digits.js';
 import { boundedToolName } from '../hashing/unknown-tool.js';
 import type { OutcomeHash, OutcomeKind, ResultFields, ToolCallRecord } from '../types.js';
 import type { DeferredOutcome } from './deferred-outcome.js';
@@ -222,30 +223,6 @@ function hex8(text: string, at: number): number {
   return value;
 }
 
-const hexDigit = (nibble: number): number => nibble + (nibble < 10 ? 0x30 : 0x57);
-
-/** The 16 lowercase hex digits of a digest's two halves, as one flat string. */
-function digestText(hi: number, lo: number): string {
-  return String.fromCharCode(
-    hexDigit((hi >>> 28) & 15),
-    hexDigit((hi >>> 24) & 15),
-    hexDigit((hi >>> 20) & 15),
-    hexDigit((hi >>> 16) & 15),
-    hexDigit((hi >>> 12) & 15),
-    hexDigit((hi >>> 8) & 15),
-    hexDigit((hi >>> 4) & 15),
-    hexDigit(hi & 15),
-    hexDigit((lo >>> 28) & 15),
-    hexDigit((lo >>> 24) & 15),
-    hexDigit((lo >>> 20) & 15),
-    hexDigit((lo >>> 16) & 15),
-    hexDigit((lo >>> 12) & 15),
-    hexDigit((lo >>> 8) & 15),
-    hexDigit((lo >>> 4) & 15),
-    hexDigit(lo & 15),
-  );
-}
-
 /**
  * Words of the id ring a call id takes (four characters each): 0 for none or an empty one, -1
  * for one kept as a string instead (a character beyond Latin-1, or too long).
@@ -357,7 +334,7 @@ export class ScopeLog {
     const cached = this.texts?.[2 * i];
     if (cached !== undefined) return cached;
     const text = flat(
-      `${this.tools[meta & META_TOOL]}:${digestText(this.numbers[at + ARGS_HI], this.numbers[at + ARGS_LO])}`,
+      `${this.tools[meta & META_TOOL]}:${hexDigitsOf(this.numbers[at + ARGS_HI], this.numbers[at + ARGS_LO])}`,
     );
     this.keepText(2 * i, text);
     return text;
@@ -452,7 +429,7 @@ export class ScopeLog {
     }
     const cached = this.texts?.[2 * i + 1];
     if (cached !== undefined) return cached;
-    const digest = digestText(this.numbers[at + RESULT_HI], this.numbers[at + RESULT_LO]);
+    const digest = hexDigitsOf(this.numbers[at + RESULT_HI], this.numbers[at + RESULT_LO]);
     const text = form === RESULT_HEX ? digest : flat(ERROR_PREFIX + digest);
     this.keepText(2 * i + 1, text);
     return text;
