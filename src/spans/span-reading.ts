@@ -331,10 +331,21 @@ function rememberedOf(
 function onlyHashDependsOn(toolName: string, result: string): boolean {
   return !(
     result.includes('\\u') ||
-    result.includes('tool-loop') ||
-    result.includes('typed_code') ||
-    (toolName === 'write' && result.includes('changed'))
+    spells(result, 'tool-loop', '-loop') ||
+    spells(result, 'typed_code', '_code') ||
+    (toolName === 'write' && spells(result, 'changed', 'ged'))
   );
+}
+
+/**
+ * Whether `text` holds `word`, asked first for its tail from a rarer character (`tail` ends
+ * `word`). V8 finds a pattern by looking for its first character and comparing from each one
+ * found, so a search costs about as many steps as that character occurs: words of common
+ * letters cost ~0.5 µs a kilobyte each, half of what ours adds to a large unique result; a
+ * tail from `-`, `_` or `g` is absent from most texts and found in far fewer steps.
+ */
+function spells(text: string, word: string, tail: string): boolean {
+  return text.includes(tail) && text.includes(word);
 }
 
 /**
