@@ -35,25 +35,39 @@ export function sanitizeSurrogates(text: string): string {
   return s.isWellFormed() ? text : s.toWellFormed();
 }
 
+const NO_KEYS: readonly string[] = Object.freeze([]);
+/** Key lists a {@link KeySorter} remembers: a small tool call's digests walk about this many object shapes. */
+const REMEMBERED_KEY_LISTS = 4;
+
 /**
- * Sorts objects' keys, remembering the last key list: the objects of an array of records
- * (search hits, rows) share one, so it is sorted once instead of once per record.
+ * Sorts objects' keys, remembering the last few key lists: the objects of an array of records
+ * (search hits, rows) share one, so it is sorted once instead of once per record; and a sorter
+ * kept between digests (see {@link CanonicalWalkState}) sorts the key lists of calls of one
+ * tool (arguments, result details) once, not at every call.
  */
 class KeySorter {
-  private lastKeys: readonly string[] = [];
-  private lastSorted: readonly string[] = [];
+  /** Filled up front (with the empty list, which is its own sorted form) so the loop reads a packed list. */
+  private readonly lastKeys: (readonly string[])[] = new Array<readonly string[]>(REMEMBERED_KEY_LISTS).fill(NO_KEYS);
+  private readonly lastSorted: (readonly string[])[] = new Array<readonly string[]>(REMEMBERED_KEY_LISTS).fill(NO_KEYS);
+  /** The slot the next new key list replaces, in turn. */
+  private nextSlot = 0;
 
   sorted(node: object): readonly string[] {
     const keys = Object.keys(node);
-    const last = this.lastKeys;
-    if (keys.length === last.length) {
+    const remembered = this.lastKeys;
+    for (let slot = 0; slot < REMEMBERED_KEY_LISTS; slot += 1) {
+      const last = remembered[slot];
+      if (keys.length !== last.length) continue;
       let same = true;
       for (let i = 0; i < keys.length && same; i += 1) same = keys[i] === last[i];
-      if (same) return this.lastSorted;
+      if (same) return this.lastSorted[slot];
     }
-    this.lastKeys = keys;
-    this.lastSorted = keys.length <= 16 ? insertionSorted(keys) : [...keys].sort();
-    return this.lastSorted;
+    const sorted = keys.length <= 16 ? insertionSorted(keys) : [...keys].sort();
+    const slot = this.nextSlot;
+    this.nextSlot = (slot + 1) % REMEMBERED_KEY_LISTS;
+    remembered[slot] = keys;
+    this.lastSorted[slot] = sorted;
+    return sorted;
   }
 }
 
@@ -144,6 +158,25 @@ class WalkStack {
 }
 
 /**
+ * The walk stack and key sorter of {@link writeCanonical}, kept between walks by a caller that
+ * walks many small values one after another (a digester): making them afresh cost a digest of a
+ * small object a few hundred instructions, and the sorter's remembered key lists then also spare
+ * sorting the keys of a shape seen in a recent walk again. One walk at a time: a walk that
+ * starts while another is under way needs a state of its own.
+ */
+export class CanonicalWalkState {
+  private readonly stack = new WalkStack();
+  /** @internal */
+  readonly sorter = new KeySorter();
+
+  /** @internal The stack, emptied (a walk that threw part way may have left frames on it). */
+  stackForWalk(): WalkStack {
+    while (this.stack.depth > 0) this.stack.pop();
+    return this.stack;
+  }
+}
+
+/**
  * Streams the stable (key-sorted) serialisation that hashes are taken of into `sink`, without building the whole
  * text in memory and without recursion (depth is limited only by heap).
  *
@@ -168,10 +201,13 @@ class WalkStack {
  *
  * - A value whose keys or property cannot be read (a getter or proxy trap that throws) is
  *   written as the string `"[Unreadable]"`: hashing never throws on hostile input.
+ *
+ * `state`, when given, is reused instead of a fresh walk stack and key sorter (see
+ * {@link CanonicalWalkState}); the output is the same.
  */
-export function writeCanonical(value: unknown, sink: CanonicalSink): void {
-  const stack = new WalkStack();
-  const sorter = new KeySorter();
+export function writeCanonical(value: unknown, sink: CanonicalSink, state?: CanonicalWalkState): void {
+  const stack = state === undefined ? new WalkStack() : state.stackForWalk();
+  const sorter = state === undefined ? new KeySorter() : state.sorter;
   openValue(value, sink, stack, sorter);
   while (stack.depth > 0) {
     const d = stack.depth - 1;
@@ -217,33 +253,38 @@ export function writeCanonical(value: unknown, sink: CanonicalSink): void {
  * returns whether it pushed.
  */
 function openValue(v: unknown, sink: CanonicalSink, stack: WalkStack, sorter: KeySorter): boolean {
-  switch (typeof v) {
-    case 'string':
-      sink.writeString(v);
-      return false;
-    case 'number':
-      if (Number.isFinite(v)) sink.writeNumber(v);
-      else sink.writeString(String(v));
-      return false;
-    case 'boolean':
-      sink.write(v ? 'true' : 'false');
-      return false;
-    case 'bigint':
-      sink.writeString(v.toString());
-      return false;
-    case 'undefined':
-      sink.write('undefined');
-      return false;
-    case 'function':
-    case 'symbol':
-      sink.write('null');
-      return false;
+  // Each `typeof v === '…'` compiles to a type check; a `switch (typeof v)` computed the type's
+  // name in a builtin call per value, then compared strings.
+  if (typeof v === 'string') {
+    sink.writeString(v);
+    return false;
+  }
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) sink.writeNumber(v);
+    else sink.writeString(String(v));
+    return false;
+  }
+  if (typeof v === 'boolean') {
+    sink.write(v ? 'true' : 'false');
+    return false;
+  }
+  if (typeof v === 'bigint') {
+    sink.writeString(v.toString());
+    return false;
+  }
+  if (typeof v === 'undefined') {
+    sink.write('undefined');
+    return false;
+  }
+  if (typeof v === 'function' || typeof v === 'symbol') {
+    sink.write('null');
+    return false;
   }
   if (v === null) {
     sink.write('null');
     return false;
   }
-  const node = v as object;
+  const node = v;
   if (stack.has(node)) {
     sink.writeString(CIRCULAR);
     return false;
