@@ -8,7 +8,7 @@ import { readTypedError } from './typed-error.js';
 import { canonicalizeUntrustedContentIds } from './untrusted-content.js';
 import { extractUnknownToolName } from './unknown-tool.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';
-import { writeTarget } from './write-target.js';
+import { hasWriteTarget, writeTarget } from './write-target.js';
 import { resultFields } from './result-fields.js';
 import { textEvidence } from './result-sketch.js';
 
@@ -91,13 +91,18 @@ function errorText(error: unknown): string {
 
 function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
+  // Most results hold one text entry: its text is the join of one, with no list to build.
+  let first: string | undefined;
+  let parts: string[] | undefined;
   for (const entry of content as readonly unknown[]) {
     if (typeof entry !== 'object' || entry === null) continue;
     const { type, text } = entry as { type?: unknown; text?: unknown };
-    if (typeof type === 'string' && typeof text === 'string') parts.push(text);
+    if (typeof type !== 'string' || typeof text !== 'string') continue;
+    if (first === undefined) first = text;
+    else (parts ??= [first]).push(text);
   }
-  return parts.join('\n').trim();
+  if (parts !== undefined) return parts.join('\n').trim();
+  return first === undefined ? '' : first.trim();
 }
 
 function stringOr<T>(value: unknown, fallback: T): string | T {
@@ -283,10 +288,20 @@ function withOutcomeFacts(
 ): OutcomeHash {
   const typedError = readTypedError(toolName, params, text);
   if (typedError !== undefined) outcome.typedError = typedError;
-  const target = toolName === 'write' ? writeTarget(params) : undefined;
+  if (toolName !== 'write') return outcome;
+  // With the target's digest at hand, only whether there is a target matters: building it again
+  // (normalising its path) would be for nothing.
+  if (targetHash !== undefined) {
+    if (hasWriteTarget(params)) {
+      outcome.outcomeKind = 'write-mutation';
+      outcome.mutationTargetHash = targetHash;
+    }
+    return outcome;
+  }
+  const target = writeTarget(params);
   if (target !== undefined) {
     outcome.outcomeKind = 'write-mutation';
-    outcome.mutationTargetHash = targetHash ?? digester.digest(target);
+    outcome.mutationTargetHash = digester.digest(target);
   }
   return outcome;
 }

@@ -4,7 +4,10 @@ import { isPlainObject } from '../../util/is-record.js';
 /** The path parameter of a `write` call (OpenClaw's `path`, or `file_path`). */
 function writePath(params: Record<string, unknown>): string | undefined {
   const path = params.path ?? params.file_path;
-  return typeof path === 'string' && path.trim() !== '' ? path : undefined;
+  if (typeof path !== 'string') return undefined;
+  // A path led by a visible ASCII character is not blank: no trimmed copy needed to tell.
+  const lead = path.charCodeAt(0);
+  return (lead > 0x20 && lead < 0x7f) || path.trim() !== '' ? path : undefined;
 }
 
 /**
@@ -14,6 +17,14 @@ function writePath(params: Record<string, unknown>): string | undefined {
  */
 function isNormalPath(path: string): boolean {
   return path.charCodeAt(0) !== 0x2e && !path.includes('//') && !path.includes('/.');
+}
+
+/**
+ * Whether {@link writeTarget} finds a target in `params`, without building it (no normalising
+ * or resolving of the path): for a caller that has the target's digest already.
+ */
+export function hasWriteTarget(params: unknown): boolean {
+  return isPlainObject(params) && writePath(params) !== undefined;
 }
 
 /**
