@@ -21,30 +21,34 @@ export function declaresTriggers(adapter: ToolSpanAdapter): boolean {
  * loop. The default adapters' triggers and the two compaction markers are 12 keys.
  */
 const SLOTS = 16;
-/** Fills unused slots; never read, because `count` stops the checks first. */
-const UNUSED = '';
+/**
+ * Fills unused slots: a key no span carries (only this module holds it), so an unused slot is
+ * looked up and found absent like any other instead of being skipped by a count check. The
+ * checks then run straight through without branching around a slot, which lets V8 check the
+ * attributes' hidden class once for all of them instead of once a slot.
+ */
+const UNUSED: unique symbol = Symbol('unused trigger slot');
 /** Span names compared at their own site each; more go through a set. The default adapters declare 4. */
 const NAME_SLOTS = 4;
 
 /** Attribute keys and span names, one of which a span must carry to be worth reading. */
 class TriggerSet {
-  private readonly count: number;
-  private readonly k0: string;
-  private readonly k1: string;
-  private readonly k2: string;
-  private readonly k3: string;
-  private readonly k4: string;
-  private readonly k5: string;
-  private readonly k6: string;
-  private readonly k7: string;
-  private readonly k8: string;
-  private readonly k9: string;
-  private readonly k10: string;
-  private readonly k11: string;
-  private readonly k12: string;
-  private readonly k13: string;
-  private readonly k14: string;
-  private readonly k15: string;
+  private readonly k0: string | typeof UNUSED;
+  private readonly k1: string | typeof UNUSED;
+  private readonly k2: string | typeof UNUSED;
+  private readonly k3: string | typeof UNUSED;
+  private readonly k4: string | typeof UNUSED;
+  private readonly k5: string | typeof UNUSED;
+  private readonly k6: string | typeof UNUSED;
+  private readonly k7: string | typeof UNUSED;
+  private readonly k8: string | typeof UNUSED;
+  private readonly k9: string | typeof UNUSED;
+  private readonly k10: string | typeof UNUSED;
+  private readonly k11: string | typeof UNUSED;
+  private readonly k12: string | typeof UNUSED;
+  private readonly k13: string | typeof UNUSED;
+  private readonly k14: string | typeof UNUSED;
+  private readonly k15: string | typeof UNUSED;
   private readonly overflow: readonly string[];
   /** `undefined` in an unused slot: no span name equals it. */
   private readonly n0: string | undefined;
@@ -52,9 +56,13 @@ class TriggerSet {
   private readonly n2: string | undefined;
   private readonly n3: string | undefined;
   private readonly moreNames: ReadonlySet<string>;
+  /**
+   * Whether there are keys or names beyond the slots: one field to test on every span, where
+   * the overflow's length and the set's size would be two objects to load and check.
+   */
+  private readonly more: boolean;
 
   private constructor(keys: readonly string[], names: readonly string[]) {
-    this.count = Math.min(keys.length, SLOTS);
     [
       this.k0,
       this.k1,
@@ -76,6 +84,7 @@ class TriggerSet {
     this.overflow = keys.slice(SLOTS);
     [this.n0, this.n1, this.n2, this.n3] = Array.from({ length: NAME_SLOTS }, (_, i) => names[i]);
     this.moreNames = new Set(names.slice(NAME_SLOTS));
+    this.more = this.overflow.length > 0 || this.moreNames.size > 0;
   }
 
   static of(adapters: readonly ToolSpanAdapter[], extraAttributes: readonly string[]): TriggerSet {
@@ -95,38 +104,42 @@ class TriggerSet {
    * span name is compared with each declared name (a set lookup hashes it).
    */
   matches(span: SpanView): boolean {
-    const a = span.attributes;
-    const n = this.count;
+    const a = span.attributes as Readonly<Record<string | symbol, unknown>>;
     if (
-      (n > 0 && a[this.k0] !== undefined) ||
-      (n > 1 && a[this.k1] !== undefined) ||
-      (n > 2 && a[this.k2] !== undefined) ||
-      (n > 3 && a[this.k3] !== undefined) ||
-      (n > 4 && a[this.k4] !== undefined) ||
-      (n > 5 && a[this.k5] !== undefined) ||
-      (n > 6 && a[this.k6] !== undefined) ||
-      (n > 7 && a[this.k7] !== undefined) ||
-      (n > 8 && a[this.k8] !== undefined) ||
-      (n > 9 && a[this.k9] !== undefined) ||
-      (n > 10 && a[this.k10] !== undefined) ||
-      (n > 11 && a[this.k11] !== undefined) ||
-      (n > 12 && a[this.k12] !== undefined) ||
-      (n > 13 && a[this.k13] !== undefined) ||
-      (n > 14 && a[this.k14] !== undefined) ||
-      (n > 15 && a[this.k15] !== undefined)
+      a[this.k0] !== undefined ||
+      a[this.k1] !== undefined ||
+      a[this.k2] !== undefined ||
+      a[this.k3] !== undefined ||
+      a[this.k4] !== undefined ||
+      a[this.k5] !== undefined ||
+      a[this.k6] !== undefined ||
+      a[this.k7] !== undefined ||
+      a[this.k8] !== undefined ||
+      a[this.k9] !== undefined ||
+      a[this.k10] !== undefined ||
+      a[this.k11] !== undefined ||
+      a[this.k12] !== undefined ||
+      a[this.k13] !== undefined ||
+      a[this.k14] !== undefined ||
+      a[this.k15] !== undefined
     ) {
       return true;
     }
-    const { overflow } = this;
-    for (let i = 0; i < overflow.length; i += 1) if (a[overflow[i]] !== undefined) return true;
     const { name } = span;
     return (
       name === this.n0 ||
       name === this.n1 ||
       name === this.n2 ||
       name === this.n3 ||
-      (this.moreNames.size > 0 && this.moreNames.has(name))
+      (this.more && this.matchesMore(a, name))
     );
+  }
+
+  /** The keys and names beyond the slots (none with the default adapters). */
+  private matchesMore(a: Readonly<Record<string, unknown>>, name: string): boolean {
+    const { overflow } = this;
+    for (let i = 0; i < overflow.length; i += 1) if (a[overflow[i]] !== undefined) return true;
+    return this.moreNames.has(name);
   }
 }
 
