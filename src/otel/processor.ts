@@ -10,7 +10,7 @@ import { describeToolCall } from '../engine/hashing/tool-call.js';
 import * as sc from '../semconv.js';
 import type { RunReleaseReason } from '../spans/run-registry.js';
 import { explicitRunKey, traceRunKey } from '../spans/run-scope.js';
-import { SpanGuard, type GuardedRun } from '../spans/span-guard.js';
+import { SpanGuard, type GuardedRun, type SpanStarted, type ToolSpanFinished } from '../spans/span-guard.js';
 import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js';
 import { PACKAGE_NAME } from '../version.js';
 import { ContentRedaction } from './content-redaction.js';
@@ -176,30 +176,37 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       const remoteParent = parentSpan?.spanContext().isRemote === true;
       const parent = parentSpan && !remoteParent ? parentSpan : undefined;
       const started = this.guard.start(span, span.spanContext(), parent, remoteParent);
-      if (!started) return;
-      if (started.tool)
-        this.checks.toolSpan(
-          span,
-          parent === undefined && started.scope.runKey === traceRunKey(span.spanContext().traceId),
-        );
-      if (started.armed) this.emitter.armed(span, started.scope, started.armed);
-      // The inner span of a call already judged: the helper inside reads the call's verdict from it.
-      const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
-      if (outerVerdict) recordToolLoopVerdict(span, outerVerdict);
-      if (started.recovery) this.settled(started.recovery, started.scope.agentId);
-      if (started.verdict)
-        this.emitter.verdict(
-          span,
-          started.scope,
-          started.run!,
-          started.tool!.toolName,
-          started.verdict,
-          true,
-          started.tool!.toolCallId,
-        );
+      if (started) this.emitStarted(span, parent, started);
     } catch (error) {
       this.log.error(`onStart failed: ${describeError(error)}`);
     }
+  }
+
+  /**
+   * {@link onStart} of a span that concerns a run: emits what the guard decided. Kept apart so
+   * that `onStart` stays small enough for V8 to inline, for the spans that concern nothing.
+   */
+  private emitStarted(span: Span, parent: ApiSpan | undefined, started: SpanStarted<Span | ReadableSpan>): void {
+    if (started.tool)
+      this.checks.toolSpan(
+        span,
+        parent === undefined && started.scope.runKey === traceRunKey(span.spanContext().traceId),
+      );
+    if (started.armed) this.emitter.armed(span, started.scope, started.armed);
+    // The inner span of a call already judged: the helper inside reads the call's verdict from it.
+    const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
+    if (outerVerdict) recordToolLoopVerdict(span, outerVerdict);
+    if (started.recovery) this.settled(started.recovery, started.scope.agentId);
+    if (started.verdict)
+      this.emitter.verdict(
+        span,
+        started.scope,
+        started.run!,
+        started.tool!.toolName,
+        started.verdict,
+        true,
+        started.tool!.toolCallId,
+      );
   }
 
   /**
@@ -272,10 +279,25 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private finish(span: Span | ReadableSpan, writable: ApiSpan | undefined): ToolCallSource | undefined {
     const finished = this.guard.finish(span);
     if (!finished) {
-      const tokens = modelCallTokens(span.attributes);
-      if (tokens > 0) this.guard.spend(span, tokens);
+      // Tokens are charged to a live run only: with none, the usage attributes need no reading.
+      if (this.guard.liveRuns > 0) {
+        const tokens = modelCallTokens(span.attributes);
+        if (tokens > 0) this.guard.spend(span, tokens);
+      }
       return undefined;
     }
+    return this.emitFinished(span, writable, finished);
+  }
+
+  /**
+   * {@link finish} of a tool span: emits what the guard decided. Kept apart so that `finish`
+   * stays small enough for V8 to inline for the spans that are no tool call.
+   */
+  private emitFinished(
+    span: Span | ReadableSpan,
+    writable: ApiSpan | undefined,
+    finished: ToolSpanFinished<Span | ReadableSpan>,
+  ): ToolCallSource {
     if (finished.matchedAtEnd)
       this.checks.toolSpan(span, !hasParent(span) && finished.scope.runKey === traceRunKey(span.spanContext().traceId));
     const target = writable ?? (span as ApiSpan);

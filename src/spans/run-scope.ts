@@ -77,6 +77,13 @@ export class RunScopes {
    */
   private readonly bySpanId = new Map<string, SpanScope>();
   private fullReported = false;
+  /**
+   * Scopes remembered and not yet forgotten by their span's end (at least as many as there are
+   * such spans: an entry dropped at the cap is never counted off). While it is 0 no ending span
+   * has a scope, so most spans end without a lookup; a scoped span that never ends keeps it
+   * above 0, which only costs the lookups again.
+   */
+  private unclosed = 0;
 
   /**
    * @param maxBySpanId - Most live scoped spans remembered by span id. Default 1 000 000.
@@ -179,6 +186,7 @@ export class RunScopes {
       scope = opened.descendants;
     }
     this.scopes.set(span, scope);
+    this.unclosed += 1;
     if (!this.fullReported && this.bySpanId.size >= this.maxBySpanId && !this.bySpanId.has(spanId)) {
       this.fullReported = true;
       this.onFull?.(this.maxBySpanId);
@@ -193,9 +201,10 @@ export class RunScopes {
    * more calls of the same trace, so such runs are released by the idle TTL.)
    */
   closedBy(span: object, traceId: string, hasParent: boolean, anyLiveRun = true): string | undefined {
-    const scope = this.scopes.get(span);
+    const scope = this.unclosed > 0 ? this.scopes.get(span) : undefined;
     if (scope) {
-      this.forget(span);
+      // Counted off once per span-id entry, so that a span ended twice is not counted off twice.
+      if (this.forget(span)) this.unclosed -= 1;
       if (this.roots.delete(span)) return scope.runKey;
     }
     // Most spans that end here are plain trace roots of an application with no run alive:
@@ -205,10 +214,13 @@ export class RunScopes {
     return scope === undefined || scope.runKey === traceKey ? traceKey : undefined;
   }
 
-  /** Drops the span-id entry of an ended span (the `WeakMap` entry goes with the span). */
-  forget(span: object): void {
+  /**
+   * Drops the span-id entry of an ended span (the `WeakMap` entry goes with the span); whether
+   * there was one.
+   */
+  forget(span: object): boolean {
     const spanId = spanIdOf(span);
-    if (spanId !== undefined) this.bySpanId.delete(spanId);
+    return spanId !== undefined && this.bySpanId.delete(spanId);
   }
 }
 

@@ -9,7 +9,7 @@ import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
 import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
-import type { SpanReader, ToolCallSource } from './span-reading.js';
+import type { SpanReader, SpanReading, ToolCallSource } from './span-reading.js';
 
 /** A live run: its detection state, and why it was aborted once it was. */
 export interface GuardedRun {
@@ -166,6 +166,12 @@ interface ToolSpanState<S> {
 export class SpanGuard<S extends object> {
   private readonly scopes: RunScopes;
   private readonly tools = new WeakMap<object, ToolSpanState<S>>();
+  /**
+   * Entries set in {@link tools} and not yet deleted (at least as many as it holds): while it is
+   * 0, an ending span has no tool state, and most spans end without a lookup. A tool span that
+   * never ends keeps it above 0, which only costs the lookups again.
+   */
+  private toolStates = 0;
   private readonly runs: RunRegistry<RunState>;
   /** One for every run. */
   private readonly policy: LoopPolicy;
@@ -221,12 +227,26 @@ export class SpanGuard<S extends object> {
     parent: object | undefined,
     remoteParent = false,
   ): SpanStarted<S> | undefined {
-    const { hint, compactionRetry, tool } = this.options.reader.readStart(span);
-    if (!tool && !hint && !compactionRetry) {
+    const reading = this.options.reader.readStart(span);
+    if (!reading.tool && !reading.hint && !reading.compactionRetry) {
       if (parent) this.scopes.inherit(span, ids.spanId, parent);
       else if (remoteParent) this.scopes.enter(span, ids);
       return undefined;
     }
+    return this.startRead(span, ids, parent, remoteParent, reading);
+  }
+
+  /**
+   * {@link start} of a span its reading concerns. Kept apart so that `start` stays small enough
+   * for V8 to inline into its caller, for the spans that concern nothing (most spans).
+   */
+  private startRead(
+    span: S,
+    ids: { readonly traceId: string; readonly spanId: string },
+    parent: object | undefined,
+    remoteParent: boolean,
+    { hint, compactionRetry, tool }: SpanReading<S>,
+  ): SpanStarted<S> {
     const scope = this.scopes.resolve(span, ids, hint, parent, tool !== undefined || compactionRetry, remoteParent);
     if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
     let run: RunState | undefined;
@@ -242,10 +262,12 @@ export class SpanGuard<S extends object> {
     const outer = parent && this.tools.get(parent);
     if (outer && outer.tool.toolName === tool.toolName) {
       this.tools.set(span, { tool, scope, matchedAtEnd: false, held, vetoed: false, outer });
+      this.toolStates += 1;
       return { scope, run, armed, sameCallAs: parent };
     }
     const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, held, vetoed: false };
     this.tools.set(span, state);
+    this.toolStates += 1;
     const call = tool.callAtStart();
     if (!call) return { scope, run, armed, tool };
     state.call = call;
@@ -265,14 +287,25 @@ export class SpanGuard<S extends object> {
    * it. Returns `undefined` for a span that is no tool call.
    */
   finish(span: S): ToolSpanFinished<S> | undefined {
-    let state = this.tools.get(span);
+    let state = this.toolStates > 0 ? this.tools.get(span) : undefined;
     if (!state) {
       const late = this.options.reader.matchEnd(span);
       if (!late) return undefined;
       // It keeps the scope it resolved at its start, as a span that was no tool call then.
       const scope: SpanScope = this.scopes.get(span) ?? this.scopes.traceScope(traceIdOf(span));
       state = { tool: late, scope, matchedAtEnd: true, vetoed: false };
-    } else this.tools.delete(span);
+    } else {
+      this.tools.delete(span);
+      this.toolStates -= 1;
+    }
+    return this.finishState(span, state);
+  }
+
+  /**
+   * {@link finish} of a tool span, from its state. Kept apart so that `finish` stays small
+   * enough for V8 to inline, for the spans that are no tool call (most spans).
+   */
+  private finishState(span: S, state: ToolSpanState<S>): ToolSpanFinished<S> | undefined {
     // The run held since the start, unless it was released meanwhile (its root ended, or the cap).
     const heldRun = state.held && this.runs.letGo(state.held);
     if (state.outer) {

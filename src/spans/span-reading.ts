@@ -545,7 +545,14 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
   }
 
   readStart(span: SpanView): SpanReading {
-    if (!this.triggers.mayConcern(span)) return NOTHING_READ;
+    return this.triggers.mayConcern(span) ? this.readConcerned(span) : NOTHING_READ;
+  }
+
+  /**
+   * {@link readStart} of a span the triggers let through. Kept apart so that the trigger check
+   * alone is inlined into the hooks, not the adapters' reading that most spans never need.
+   */
+  private readConcerned(span: SpanView): SpanReading {
     const { adapter, start, hint, compactionRetry } = readSpanStart(
       this.adapters,
       span,
@@ -556,9 +563,12 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
   }
 
   matchEnd(span: SpanView): ToolCallSource | undefined {
-    const match = this.triggers.mayConcern(span)
-      ? matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span))
-      : undefined;
+    return this.triggers.mayConcern(span) ? this.matchConcerned(span) : undefined;
+  }
+
+  /** {@link matchEnd} of a span the triggers let through (kept apart as {@link readConcerned}). */
+  private matchConcerned(span: SpanView): ToolCallSource | undefined {
+    const match = matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span));
     return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferFrom, this.memos);
   }
 
