@@ -23,7 +23,9 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: globals.node,
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The two TypeScript projects named outright: with the project service, ESLint took 43 s to
+      // lint this tree without a cache, against 23 s this way (same rules, same findings).
+      parserOptions: { project: ['./tsconfig.json', './bench/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // `_`-prefixed parameters are the way to name one an interface requires but a body does not use.
