@@ -117,6 +117,18 @@ function writeInteger(bytes: Uint8Array, at: number, value: number): number {
  * floating-point `%` here cost more than the rest of a short string's token.
  */
 function writeSmallInteger(bytes: Uint8Array, at: number, value: number): number {
+  // Most are string lengths of keys and short values, and small counts: one or two digits
+  // written directly spare the general loop (its digit count and divisions).
+  if (value < 10) {
+    bytes[at] = DIGIT_0 + value;
+    return at + 1;
+  }
+  if (value < 100) {
+    const tens = (value / 10) | 0;
+    bytes[at] = DIGIT_0 + tens;
+    bytes[at + 1] = DIGIT_0 + value - tens * 10;
+    return at + 2;
+  }
   let end = at + 1;
   for (let bound = 10; bound <= value; bound *= 10) end += 1;
   let rest = value | 0;
@@ -274,14 +286,7 @@ class HashingSink implements CanonicalSink {
     const { bytes } = this;
     let at = this.length;
     bytes[at++] = QUOTE;
-    // Most strings are keys and short values: their one or two length digits written directly
-    // spare the general digit loop (its length count and divisions).
-    if (units < 10) bytes[at++] = DIGIT_0 + units;
-    else if (units < 100) {
-      const tens = (units / 10) | 0;
-      bytes[at++] = DIGIT_0 + tens;
-      bytes[at++] = DIGIT_0 + units - tens * 10;
-    } else at = writeSmallInteger(bytes, at, units);
+    at = writeSmallInteger(bytes, at, units);
     bytes[at++] = COLON;
     // Tool content is mostly short strings (keys, ids, titles, numbers as text): encoding them
     // here is cheaper than a call into Node, whose native loop wins on longer ones (96 units or
