@@ -72,6 +72,14 @@ export interface SpanGuardOptions<S> {
  */
 export const DEFERRED_RESULT_BYTES = 8 * 1024 * 1024;
 
+/**
+ * How many results waiting to be hashed the runs of one span guard may hold at most: 1024 (the
+ * last 30 results of 34 runs at once). Besides its texts a waiting result holds its objects and
+ * closures, ~0.3 KB: small results would reach {@link DEFERRED_RESULT_BYTES} only by the
+ * ten thousand, holding several MB.
+ */
+export const DEFERRED_RESULT_COUNT = 1024;
+
 /** A verdict reached on a call: before it ran (`start`) or, for arguments known only at its end, after (`end`). */
 export interface CallVerdict {
   readonly check: RunCheck & { readonly verdict: NonNullable<RunCheck['verdict']> };
@@ -185,7 +193,7 @@ export class SpanGuard<S extends object> {
       recoveryWindow: options.recoveryWindow,
     });
     const deferredBytes = options.deferredResultBytes ?? DEFERRED_RESULT_BYTES;
-    this.deferred = deferredBytes > 0 ? new DeferredOutcomeBudget(deferredBytes) : undefined;
+    this.deferred = deferredBytes > 0 ? new DeferredOutcomeBudget(deferredBytes, DEFERRED_RESULT_COUNT) : undefined;
     // Bounded by memory, not by a count live spans reach: a smaller cap would silently merge runs.
     this.scopes = new RunScopes(Math.max(1_000_000, options.maxLiveRuns * 10), (limit) =>
       options.logger.warn(

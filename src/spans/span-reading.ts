@@ -234,10 +234,11 @@ export function resultTextOf(end: ToolCallEnd): string | undefined {
 
 /**
  * Results of at least this many characters are hashed only when their hash is first read (see
- * {@link deferredToolSpanOutcome}); smaller ones as their span ends, where a deferred outcome would
- * cost more than it saves.
+ * {@link deferredToolSpanOutcome}): most calls' hashes never are, and even a 100-byte result
+ * costs more to parse and hash than its deferral. Shorter ones (`ok`, `{}`) are hashed as their
+ * span ends, where the deferred outcome's objects would cost more than the hash.
  */
-export const DEFER_RESULTS_FROM = 1024;
+export const DEFER_RESULTS_FROM = 16;
 
 /**
  * The outcome of an ending tool span, hashed only when its hash is first read if the run keeps

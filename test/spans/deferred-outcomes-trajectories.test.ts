@@ -2,7 +2,7 @@
  * Deferred result hashing and remembered hashes on the 527 real agent runs
  * (../shared/trajectories, skipped when absent): each run's calls become live tool spans of a
  * real provider, as the native GenAI instrumentation would make them, and a span guard that
- * defers large results and remembers recent calls and results answers every span exactly as one
+ * defers results and remembers recent calls and results answers every span exactly as one
  * that hashes each call and result afresh as its span ends — at OpenClaw's defaults, at the
  * recommended thresholds, and with the small-model profile.
  */
@@ -19,6 +19,7 @@ import {
   type LoopDetectionConfig,
 } from '../../src/engine-entry.js';
 import * as sc from '../../src/semconv.js';
+import { DEFER_RESULTS_FROM } from '../../src/spans/span-reading.js';
 import { STATUS_CODE_ERROR } from '../../src/spans/span-view.js';
 import { TRAJECTORIES } from '../cli/helpers.js';
 import { GuardRecorder, spanGuard } from '../helpers/guard-recorder.js';
@@ -47,12 +48,12 @@ describe.skipIf(!present)('deferred result hashing on the real trajectories', ()
       let now = 0;
       const clock = () => now;
       const recorder = new GuardRecorder([
-        spanGuard(digester, config, clock, 1024),
+        spanGuard(digester, config, clock, DEFER_RESULTS_FROM),
         spanGuard(digester, config, clock, Number.POSITIVE_INFINITY, undefined, false),
       ]);
       const provider = new BasicTracerProvider({ spanProcessors: [recorder] });
       const tracer = provider.getTracer('trajectories');
-      let largeResults = 0;
+      let deferrable = 0;
       for (const [r, { file }] of trajectories.entries()) {
         const runId = `run-${r}`;
         const root = tracer.startSpan(
@@ -74,7 +75,7 @@ describe.skipIf(!present)('deferred result hashing on the real trajectories', ()
             trace.setSpan(ROOT_CONTEXT, root),
           );
           if (typeof result === 'string') {
-            if (result.length >= 1024) largeResults += 1;
+            if (result.length >= DEFER_RESULTS_FROM) deferrable += 1;
             span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, result);
           }
           if (view.status?.code === STATUS_CODE_ERROR)
@@ -85,7 +86,7 @@ describe.skipIf(!present)('deferred result hashing on the real trajectories', ()
         expect(lazy).toEqual(eager);
         root.end();
       }
-      expect(largeResults).toBeGreaterThan(1000);
+      expect(deferrable).toBeGreaterThan(1000);
       expect(recorder.answers[0]).toEqual(recorder.answers[1]);
       // At the lower thresholds verdicts are reached: the comparison covers them.
       if (name !== 'OpenClaw defaults') expect(recorder.reports[1].length).toBeGreaterThan(10);

@@ -18,7 +18,7 @@ import {
 import { ToolLoopSpanProcessor, type LoopAbortEvent, type LoopEvent } from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 import { parseJsonAttribute } from '../../src/spans/json-attribute.js';
-import { deferredToolSpanOutcome, hashToolSpanOutcome } from '../../src/spans/span-reading.js';
+import { DEFER_RESULTS_FROM, deferredToolSpanOutcome, hashToolSpanOutcome } from '../../src/spans/span-reading.js';
 import { GuardRecorder, spanGuard } from '../helpers/guard-recorder.js';
 
 let digester: Digester;
@@ -270,7 +270,7 @@ describe('deferred result hashing', () => {
         let now = 1_000;
         const clock = () => now;
         const recorder = new GuardRecorder([
-          spanGuard(digester, resolved, clock, 1024, s.budget),
+          spanGuard(digester, resolved, clock, DEFER_RESULTS_FROM, s.budget),
           spanGuard(digester, resolved, clock, Number.POSITIVE_INFINITY, undefined, false),
         ]);
         const events: string[] = [];

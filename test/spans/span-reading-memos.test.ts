@@ -30,6 +30,8 @@ function countingDigester(): { digester: Digester; count: () => number } {
 }
 
 const tracer = new BasicTracerProvider().getTracer('span-reading-memos');
+/** Results hashed as their spans end (as a run does for calls it has seen), so the memos keep them. */
+const EAGER = { deferResultsFrom: Number.POSITIVE_INFINITY };
 const CONTENT = 'const answer = 42;\n'.repeat(40);
 
 /** A `write` tool span with its arguments at start and its result set before it ends; fresh strings each time. */
@@ -65,7 +67,7 @@ function read(reader: AdapterSpanReader, count: () => number, span: Span) {
 describe('AdapterSpanReader memos', () => {
   it('describes a call and its outcome made again without hashing them again', () => {
     const { digester, count } = countingDigester();
-    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, digester);
+    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, digester, EAGER);
     const first = read(reader, count, toolSpan('/src/a.ts', RESULT));
     expect(first.hashed).toBeGreaterThanOrEqual(2);
     // The engine's own hashing of the parsed texts: the reader reuses the call's target digest.
@@ -83,8 +85,8 @@ describe('AdapterSpanReader memos', () => {
 
   it('hashes again what differs: other arguments, another result, or no memos', () => {
     const { digester, count } = countingDigester();
-    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, digester);
-    const fresh = new AdapterSpanReader(DEFAULT_ADAPTERS, digester, { memos: false });
+    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, digester, EAGER);
+    const fresh = new AdapterSpanReader(DEFAULT_ADAPTERS, digester, { ...EAGER, memos: false });
     read(reader, count, toolSpan('/src/a.ts', RESULT));
     // Same result, other arguments: the outcome is hashed with them (a write's target is in it).
     const other = read(reader, count, toolSpan('/src/b.ts', RESULT));
@@ -128,8 +130,7 @@ describe('AdapterSpanReader memos', () => {
       for (let i = 0; i < 3; i += 1) gc();
       return process.memoryUsage().heapUsed;
     };
-    // Hashed as their spans end (a run would, for calls it has seen), so the memo keeps them now.
-    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, real, { deferResultsFrom: Number.POSITIVE_INFINITY });
+    const reader = new AdapterSpanReader(DEFAULT_ADAPTERS, real, EAGER);
     // Search hits: ~1 M characters each, parsed into far more heap than that.
     const structured = (n: number) =>
       JSON.stringify({

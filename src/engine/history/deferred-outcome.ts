@@ -1,5 +1,14 @@
 import type { OutcomeHash } from '../types.js';
 
+/**
+ * Where a deferred outcome is held (a history scope's record): told when the budget hashes the
+ * outcome, so that it stores the hash as any other and lets go of the outcome object.
+ */
+export interface DeferredOutcomeHolder {
+  /** The outcome held for record `seq` is to be hashed now (a no-op if that record no longer holds it). */
+  settleDeferred(seq: number, outcome: DeferredOutcome): void;
+}
+
 /** What a deferred outcome knows besides its hash, once it may stay unhashed. */
 export interface KeptFacts {
   /** A `write`'s mutation target hash (from its params). */
@@ -30,6 +39,9 @@ export class DeferredOutcome implements OutcomeHash {
   private kept = false;
   /** Asked once; then let go, as it holds the raw result. */
   private mayKeep: (() => KeptFacts | false) | undefined;
+  /** The record that holds it, while one does. */
+  private holder: DeferredOutcomeHolder | undefined = undefined;
+  private seq = 0;
 
   /**
    * `bytes`: what `compute` holds (the raw texts), counted against a budget; `mayKeep`: whether
@@ -109,6 +121,23 @@ export class DeferredOutcome implements OutcomeHash {
     this.uncount();
   }
 
+  /** Record `seq` of `holder` holds it from now on (see {@link settle}). */
+  heldBy(holder: DeferredOutcomeHolder, seq: number): void {
+    this.holder = holder;
+    this.seq = seq;
+  }
+
+  /**
+   * Hashes it now, through the record that holds it if one does, which then stores the hash as
+   * any other: a resolved outcome left in its record would hold its objects for the record's life.
+   */
+  settle(): void {
+    const { holder } = this;
+    this.holder = undefined;
+    holder?.settleDeferred(this.seq, this);
+    this.resolve();
+  }
+
   /** Counts against `budget` from now on (see {@link DeferredOutcomeBudget.admit}). */
   countAgainst(budget: DeferredOutcomeBudget): void {
     this.budget = budget;
@@ -120,6 +149,9 @@ export class DeferredOutcome implements OutcomeHash {
    */
   uncount(): void {
     const { budget } = this;
+    // Only the budget settles it through its record: a stale entry of its queue must not keep
+    // that record's whole history alive.
+    this.holder = undefined;
     if (budget === undefined) return;
     this.budget = undefined;
     budget.release(this.bytes);
@@ -127,8 +159,9 @@ export class DeferredOutcome implements OutcomeHash {
 }
 
 /**
- * How many bytes of raw content the deferred outcomes of a set of runs (a processor's) may
- * hold: admitting one beyond the limit hashes the oldest ones still held, until the rest fit.
+ * How many deferred outcomes the runs of a set (a processor's) may hold unhashed, and how many
+ * bytes of raw content: admitting one beyond either limit hashes the oldest ones still held,
+ * until the rest fit.
  */
 export class DeferredOutcomeBudget {
   private held = 0;
@@ -137,8 +170,15 @@ export class DeferredOutcomeBudget {
   private queue: (DeferredOutcome | undefined)[] = [];
   private head = 0;
 
-  /** `limit`: bytes of raw content held at most (0: every outcome is hashed as it is admitted). */
-  constructor(readonly limit: number) {}
+  /**
+   * `limit`: bytes of raw content held at most (0: every outcome is hashed as it is admitted);
+   * `maxOutcomes`: outcomes held at most (default: no limit but the bytes'), which bounds what
+   * their objects take besides the texts, most of what a small result's deferral holds.
+   */
+  constructor(
+    readonly limit: number,
+    readonly maxOutcomes = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Bytes of raw content the outcomes counting against it hold now. */
   get heldBytes(): number {
@@ -157,11 +197,11 @@ export class DeferredOutcomeBudget {
     this.count += 1;
     this.queue.push(outcome);
     const { queue } = this;
-    while (this.held > this.limit && this.head < queue.length) {
+    while ((this.held > this.limit || this.count > this.maxOutcomes) && this.head < queue.length) {
       const oldest = queue[this.head];
       queue[this.head] = undefined;
       this.head += 1;
-      if (oldest?.counted) oldest.resolve();
+      if (oldest?.counted) oldest.settle();
     }
     // Outcomes read, dropped or uncounted stay queued until they reach the head: compact now and then.
     if (queue.length - this.head > 2 * this.count + 32 || (this.head >= 32 && this.head * 2 >= queue.length)) {

@@ -1,7 +1,7 @@
 import { hexDigitsOf } from '../hashing/hex-digits.js';
 import { boundedToolName } from '../hashing/unknown-tool.js';
 import type { OutcomeHash, OutcomeKind, ResultFields, ToolCallRecord } from '../types.js';
-import type { DeferredOutcome } from './deferred-outcome.js';
+import type { DeferredOutcome, DeferredOutcomeHolder } from './deferred-outcome.js';
 import { isNoProgressOutcome } from './no-progress-outcome.js';
 
 /*
@@ -250,7 +250,7 @@ class SignatureIndex {
  * The records of one run scope, oldest first. Records are numbered in append order
  * (`first` ≤ seq < `end`); record `seq` lives at ring position `seq % capacity`.
  */
-export class ScopeLog {
+export class ScopeLog implements DeferredOutcomeHolder {
   /** Sequence number of the oldest record. */
   first = 0;
   /** Sequence number of the next record. */
@@ -752,6 +752,14 @@ export class ScopeLog {
     const mutation = outcome.mutationTargetHash === undefined ? 0 : META_MUTATION;
     this.numbers[at + META] = (this.numbers[at + META] & ~(META_RESULT | META_MUTATION)) | RESULT_DEFERRED | mutation;
     (this.outcomes ??= new Array(this.capacity))[i] = outcome;
+    outcome.heldBy(this, seq);
+  }
+
+  settleDeferred(seq: number, outcome: DeferredOutcome): void {
+    if (seq < this.first || seq >= this.end) return;
+    const i = seq % this.capacity;
+    if ((this.numbers[i * STRIDE + META] & META_RESULT) === RESULT_DEFERRED && this.outcomes![i] === outcome)
+      this.settle(seq);
   }
 
   /** Deferred outcomes still unhashed stop counting against their budget (see `DeferredOutcome.uncount`). */

@@ -3,6 +3,8 @@
  * hash would, is hashed only where a query compares it, never when its record leaves unread,
  * and what waits unhashed is bounded by a shared budget.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../../src/engine-entry.js';
@@ -173,6 +175,48 @@ describe('deferred outcomes in the history', () => {
     expect([budget.heldBytes, budget.heldOutcomes]).toEqual([0, 0]);
     expect(() => outcomes[2].resolve()).toThrow(/left the history/);
     expect(fourth.resolve()).toEqual({ resultHash: hex(4) }); // uncounted, still readable
+  });
+
+  it('a budget hashes the oldest outcomes still held once it holds more than its count', () => {
+    const budget = new DeferredOutcomeBudget(1_000_000, 2);
+    const hashed = { count: 0 };
+    const outcomes = [1, 2, 3, 4].map((n) => deferred(hex(n), hashed));
+    budget.admit(outcomes[0]);
+    budget.admit(outcomes[1]);
+    expect([budget.heldOutcomes, hashed.count]).toEqual([2, 0]);
+    budget.admit(outcomes[2]);
+    expect(outcomes.map((o) => o.resolved)).toEqual([true, false, false, false]);
+    outcomes[1].drop();
+    budget.admit(outcomes[3]);
+    expect([budget.heldOutcomes, budget.heldBytes, hashed.count]).toEqual([2, 200, 1]);
+  });
+
+  it('a record whose outcome the budget hashed keeps the hash alone, not the outcome', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const budget = new DeferredOutcomeBudget(1_000_000, 1);
+    const hashed = { count: 0 };
+    const history = new ToolCallHistory({ now: () => 0 });
+    const attach = (n: number): WeakRef<DeferredOutcome> => {
+      const argsHash = argsHashOf('write', n);
+      const outcome = deferred(hex(n + 1), hashed, 100, `target-${n}`);
+      history.appendCall('write', argsHash, undefined, undefined, 30);
+      history.attachOutcome('write', argsHash, undefined, undefined, outcome, 30);
+      budget.admit(outcome);
+      return new WeakRef(outcome);
+    };
+    const first = attach(0);
+    const second = attach(1);
+    expect(hashed.count).toBe(1);
+    // A WeakRef's target lives at least until the job that made it ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(first.deref()).toBeUndefined();
+    expect(second.deref()).toBeDefined();
+    expect(history.records().map(({ resultHash, mutationTargetHash }) => [resultHash, mutationTargetHash])).toEqual([
+      [hex(1), 'target-0'],
+      [hex(2), 'target-1'],
+    ]);
   });
 
   it('a budget with many outcomes read or dropped keeps its queue short', () => {
