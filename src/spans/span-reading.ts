@@ -3,7 +3,7 @@ import { hashToolOutcome, type OutcomeHash } from '../engine/hashing/outcome-has
 import { DeferredOutcome } from '../engine/history/deferred-outcome.js';
 import { TextMemo, type TextMemoLimits } from '../engine/hashing/text-memo.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
-import { writeTarget } from '../engine/hashing/write-target.js';
+import { writeTargetHash } from '../engine/hashing/write-target.js';
 import type { SimilarityEvidence, ToolCallSignature } from '../engine/types.js';
 import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
@@ -294,10 +294,10 @@ export function deferredToolSpanOutcome(
     bytes,
     () => {
       if (!onlyHashDependsOn(toolName, result)) return false;
-      const target = toolName === 'write' ? writeTarget(parsed) : undefined;
+      const mutationTargetHash = toolName === 'write' ? writeTargetHash(digester, parsed, targetHash) : undefined;
       kept = true;
       parsed = undefined;
-      return target === undefined ? NO_FACTS : { mutationTargetHash: targetHash ?? digester.digest(target) };
+      return mutationTargetHash === undefined ? NO_FACTS : { mutationTargetHash };
     },
   );
 }

@@ -8,7 +8,7 @@ import { readTypedError } from './typed-error.js';
 import { canonicalizeUntrustedContentIds } from './untrusted-content.js';
 import { extractUnknownToolName } from './unknown-tool.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';
-import { hasWriteTarget, writeTarget } from './write-target.js';
+import { writeTargetHash } from './write-target.js';
 import { resultFields } from './result-fields.js';
 import { textEvidence } from './result-sketch.js';
 
@@ -34,7 +34,7 @@ export interface HashOutcomeOptions {
    */
   readonly similarity?: boolean;
   /**
-   * The digest of a `write`'s target (`digester.digest(writeTarget(params))`), when the caller
+   * The digest of a `write`'s target (`writeTargetHash(digester, params)`), when the caller
    * has it already (the call's `mutationTargetHash`, from the same params): it is not computed
    * again. Default: computed here.
    */
@@ -289,19 +289,10 @@ function withOutcomeFacts(
   const typedError = readTypedError(toolName, params, text);
   if (typedError !== undefined) outcome.typedError = typedError;
   if (toolName !== 'write') return outcome;
-  // With the target's digest at hand, only whether there is a target matters: building it again
-  // (normalising its path) would be for nothing.
-  if (targetHash !== undefined) {
-    if (hasWriteTarget(params)) {
-      outcome.outcomeKind = 'write-mutation';
-      outcome.mutationTargetHash = targetHash;
-    }
-    return outcome;
-  }
-  const target = writeTarget(params);
-  if (target !== undefined) {
+  const mutationTargetHash = writeTargetHash(digester, params, targetHash);
+  if (mutationTargetHash !== undefined) {
     outcome.outcomeKind = 'write-mutation';
-    outcome.mutationTargetHash = digester.digest(target);
+    outcome.mutationTargetHash = mutationTargetHash;
   }
   return outcome;
 }

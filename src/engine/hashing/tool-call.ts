@@ -3,7 +3,7 @@ import { hashToolArgs } from './args-hash.js';
 import type { Digester } from './digest.js';
 import { isKnownPollCall } from './known-poll.js';
 import { typedErrorFamily } from './typed-error.js';
-import { writeTarget } from './write-target.js';
+import { writeTargetHash } from './write-target.js';
 
 /**
  * Builds the signature the detectors see from a tool name and its (parsed) parameters: the
@@ -16,8 +16,8 @@ export function describeToolCall(digester: Digester, toolName: string, params: u
   // One literal per shape: a spread copy plus a property defined on it builds a new hidden
   // class per call, and every detector's read of the signature then misses V8's caches.
   if (toolName === 'write') {
-    const target = writeTarget(params);
-    if (target !== undefined) return { toolName, argsHash, knownPoll, mutationTargetHash: digester.digest(target) };
+    const mutationTargetHash = writeTargetHash(digester, params);
+    if (mutationTargetHash !== undefined) return { toolName, argsHash, knownPoll, mutationTargetHash };
   } else if (toolName === 'tool_call') {
     const failureFamily = typedErrorFamily(toolName, params);
     if (failureFamily !== undefined) return { toolName, argsHash, knownPoll, failureFamily };

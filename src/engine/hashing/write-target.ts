@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { isPlainObject } from '../../util/is-record.js';
+import type { Digester } from './digest.js';
 
 /** The path parameter of a `write` call (OpenClaw's `path`, or `file_path`). */
 function writePath(params: Record<string, unknown>): string | undefined {
@@ -20,24 +21,30 @@ function isNormalPath(path: string): boolean {
 }
 
 /**
- * Whether {@link writeTarget} finds a target in `params`, without building it (no normalising
- * or resolving of the path): for a caller that has the target's digest already.
- */
-export function hasWriteTarget(params: unknown): boolean {
-  return isPlainObject(params) && writePath(params) !== undefined;
-}
-
-/**
  * The target a `write` changes, for same-target write churn: its path, normalised (and resolved
- * against an absolute `cwd` parameter when it is relative), as `{path}` for the digester.
- * `undefined` when the params name no path. OpenClaw resolves against the agent's working
- * directory (or its sandbox); a span processor sees only the call, so a relative path stays relative.
+ * against an absolute `cwd` parameter when it is relative). `undefined` when the params name no
+ * path. OpenClaw resolves against the agent's working directory (or its sandbox); a span
+ * processor sees only the call, so a relative path stays relative.
  */
-export function writeTarget(params: unknown): { path: string } | undefined {
+export function writeTargetPath(params: unknown): string | undefined {
   if (!isPlainObject(params)) return undefined;
   const path = writePath(params);
   if (path === undefined) return undefined;
   const cwd = typeof params.cwd === 'string' && params.cwd.startsWith('/') ? params.cwd : '';
-  if (cwd !== '') return { path: posix.resolve(cwd, path) };
-  return { path: isNormalPath(path) ? path : posix.normalize(path) };
+  if (cwd !== '') return posix.resolve(cwd, path);
+  return isNormalPath(path) ? path : posix.normalize(path);
+}
+
+/**
+ * The digest of a `write`'s target ({@link writeTargetPath}): its text's, as it is a single
+ * string (a value's digest would walk an object built for it, twice the cost). `undefined`
+ * when the params name no path. `known`: the digest of the same params' target, when the caller
+ * has it (the call's): then only whether there is a target is checked, without normalising the
+ * path again. The one place every target digest comes from, so that a call's, its outcome's and
+ * a deferred outcome's compare equal.
+ */
+export function writeTargetHash(digester: Digester, params: unknown, known?: string): string | undefined {
+  if (known !== undefined) return isPlainObject(params) && writePath(params) !== undefined ? known : undefined;
+  const path = writeTargetPath(params);
+  return path === undefined ? undefined : digester.digestText(path);
 }
