@@ -225,12 +225,13 @@ function hex8(text: string, at: number): number {
 
 /**
  * Words of the id ring a call id takes (four characters each): 0 for none or an empty one, -1
- * for one kept as a string instead (a character beyond Latin-1, or too long).
+ * for one kept as a string instead as it is too long. (One with a character beyond Latin-1 is
+ * told apart as it is packed, see `ScopeLog.packId`: a walk over its characters costs about
+ * 40 instructions each, and packing walks them anyway.)
  */
 function packedWords(toolCallId: string | undefined): number {
   if (toolCallId === undefined) return 0;
   if (toolCallId.length > MAX_PACKED_ID) return -1;
-  for (let i = 0; i < toolCallId.length; i += 1) if (toolCallId.charCodeAt(i) > 0xff) return -1;
   return (toolCallId.length + 3) >>> 2;
 }
 
@@ -292,6 +293,12 @@ export class ScopeLog implements DeferredOutcomeHolder {
   private lastKey: string | undefined = undefined;
   private lastNewest = -1;
   private lastCount = 0;
+  /**
+   * The newest pending record with a call id, and that id as given, until the record has its
+   * outcome: a run holds no id string beyond the one of a call in flight.
+   */
+  private pendingIdSeq = -1;
+  private pendingId: string | undefined = undefined;
   /** The key last parsed for a scan: whether it is `<tool>:<digest>`, the tool's index (-1: none), the digest's halves. */
   private probeKey: string | undefined = undefined;
   private probeDigest = false;
@@ -371,6 +378,13 @@ export class ScopeLog implements DeferredOutcomeHolder {
     return key;
   }
 
+  /** Record `seq` has its outcome: its id, if it was the pending one, is read from the ring from now on. */
+  private forgetPendingId(seq: number): void {
+    if (seq !== this.pendingIdSeq) return;
+    this.pendingIdSeq = -1;
+    this.pendingId = undefined;
+  }
+
   /**
    * The call's outcome is stored, its last use of the pair: the strings are let go, so that an
    * idle run does not keep them (a tool name is often a fresh copy per call).
@@ -404,6 +418,9 @@ export class ScopeLog implements DeferredOutcomeHolder {
 
   /** Whether the record's call id is `toolCallId` (compared where it is stored, building no string). */
   hasToolCallId(seq: number, toolCallId: string | undefined): boolean {
+    // The newest pending call's own id, as it was given: its outcome's id is most often the
+    // same string, told equal at once, where the packed characters compare one by one.
+    if (seq === this.pendingIdSeq) return toolCallId === this.pendingId;
     const i = seq % this.capacity;
     const at = i * STRIDE;
     const meta = this.numbers[at + META];
@@ -674,13 +691,18 @@ export class ScopeLog implements DeferredOutcomeHolder {
         : new StoredCall(flat(toolName), flat(argsHash));
     }
     numbers[at + TIME] = this.timeOffset(timestamp, i);
+    const packedAt = idWords < 0 || toolCallId === undefined ? -1 : this.packId(toolCallId, idWords);
     if (toolCallId === undefined) numbers[at + META] = meta;
-    else if (idWords < 0) {
+    else if (packedAt < 0) {
       numbers[at + META] = meta | ID_STRING;
       (this.ids ??= new Array(this.capacity))[i] = flat(toolCallId);
     } else {
       numbers[at + META] = meta | ID_PACKED | (toolCallId.length << ID_LENGTH_SHIFT);
-      numbers[at + ID_AT] = this.packId(toolCallId, idWords);
+      numbers[at + ID_AT] = packedAt;
+    }
+    if (toolCallId !== undefined) {
+      this.pendingIdSeq = seq;
+      this.pendingId = toolCallId;
     }
     this.end += 1;
     this.alternationTail = this.nextAlternationTail(seq);
@@ -734,6 +756,7 @@ export class ScopeLog implements DeferredOutcomeHolder {
    */
   setOutcome(seq: number, outcome: OutcomeHash, resultHash: string | undefined, similarity = false): void {
     this.forgetPair();
+    this.forgetPendingId(seq);
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
     this.dropTexts();
     this.store(seq, outcome, resultHash, similarity);
@@ -745,6 +768,7 @@ export class ScopeLog implements DeferredOutcomeHolder {
    */
   setDeferredOutcome(seq: number, outcome: DeferredOutcome): void {
     this.forgetPair();
+    this.forgetPendingId(seq);
     const i = seq % this.capacity;
     const at = i * STRIDE;
     if (this.storedDetails(seq)?.typedError !== undefined) this.typedErrors -= 1;
@@ -926,7 +950,10 @@ export class ScopeLog implements DeferredOutcomeHolder {
     return 0;
   }
 
-  /** Writes a call id's characters at the end of the id ring (which has room); returns where they start. */
+  /**
+   * Writes a call id's characters at the end of the id ring (which has room); returns where they
+   * start, or -1 (nothing taken) for an id with a character beyond Latin-1, to be kept as a string.
+   */
   private packId(toolCallId: string, words: number): number {
     if (words === 0) return 0;
     const base = this.capacity * STRIDE;
@@ -935,7 +962,10 @@ export class ScopeLog implements DeferredOutcomeHolder {
       let word = 0;
       for (let k = 0; k < 4; k += 1) {
         const i = w * 4 + k;
-        if (i < toolCallId.length) word |= toolCallId.charCodeAt(i) << (k * 8);
+        if (i >= toolCallId.length) break;
+        const code = toolCallId.charCodeAt(i);
+        if (code > 0xff) return -1;
+        word |= code << (k * 8);
       }
       this.numbers[base + ((from + w) % this.idWords)] = word;
     }
