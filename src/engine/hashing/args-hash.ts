@@ -18,5 +18,8 @@ export function hashToolArgs(digester: Digester, toolName: string, params: unkno
   let normalised = params;
   if (toolName === 'update_plan') normalised = normalizeUpdatePlanParams(params);
   else if (toolName === 'exec') normalised = withoutExecTitle(params);
-  return `${toolName}:${digester.digest(normalised)}`;
+  // Joined into one flat string: concatenated, it would be a rope that V8 flattens on the
+  // first read of a character (the history parses the digest back from its end), a copy through
+  // the runtime costing more than the join does.
+  return [toolName, ':', digester.digest(normalised)].join('');
 }
