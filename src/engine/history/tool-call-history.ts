@@ -2,7 +2,7 @@ import { RingQueue } from '../../util/ring-queue.js';
 import type { OutcomeHash, ToolCallRecord } from '../types.js';
 import { DeferredOutcome } from './deferred-outcome.js';
 import { ScopeView, type InFlightCall, type ScopedHistory } from './queries.js';
-import { ScopeLog, signatureKey } from './record-ring.js';
+import { ScopeLog } from './record-ring.js';
 
 /** Trims a run id; empty means "no run id", as in OpenClaw. */
 export function normalizeRunId(runId: string | undefined): string | undefined {
@@ -126,7 +126,8 @@ export class ToolCallHistory {
 
   /** Records of a (tool, args) signature in a run scope (normalised run id), pending or not. */
   signatureCount(toolName: string, argsHash: string, runId: string | undefined): number {
-    return this.scopeOf(runId)?.countOf(signatureKey(toolName, argsHash)) ?? 0;
+    const scope = this.scopeOf(runId);
+    return scope ? scope.countOf(scope.keyFor(toolName, argsHash)) : 0;
   }
 
   /** Deferred outcomes still unhashed stop counting against their budget (the history's run was let go). */
@@ -235,7 +236,7 @@ interface MultiScope {
  * outcome has one, the same call id; -1 when there is none.
  */
 function pendingMatch(scope: ScopeLog, toolName: string, argsHash: string, toolCallId: string | undefined): number {
-  const key = signatureKey(toolName, argsHash);
+  const key = scope.keyFor(toolName, argsHash);
   for (let s = scope.newestOf(key), n = scope.countOf(key); n > 0; n -= 1, s = scope.olderOf(s, key)) {
     if (
       scope.isPending(s) &&
