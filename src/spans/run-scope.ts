@@ -88,10 +88,13 @@ export class RunScopes {
   /**
    * @param maxBySpanId - Most live scoped spans remembered by span id. Default 1 000 000.
    * @param onFull - Told once when the cap is reached.
+   * @param heldScope - The scope of a live span resolved as `held` (see {@link resolve}), which
+   *   the caller keeps with its own state of the span; `undefined` once it ended. Default: none.
    */
   constructor(
     private readonly maxBySpanId = DEFAULT_MAX_BY_SPAN_ID,
     private readonly onFull?: (limit: number) => void,
+    private readonly heldScope?: (span: object) => SpanScope | undefined,
   ) {}
 
   /**
@@ -99,7 +102,7 @@ export class RunScopes {
    * run, not marked as opened by it).
    */
   get(span: object): SpanScope | undefined {
-    return this.scopes.get(span);
+    return this.scopes.get(span) ?? this.heldScope?.(span);
   }
 
   /**
@@ -108,6 +111,11 @@ export class RunScopes {
    * `joinsOnly` spans (tool calls and `compaction.retry` markers) never open a run: a run
    * outlives each of its tool calls, and a marker started outside the run's span tree must not
    * release the run when it ends.
+   *
+   * `held`: the caller keeps the scope of this span (with a live parent) with its own state of
+   * it, and answers {@link RunScopes.heldScope} for it until it ends, when it calls
+   * {@link forget}: the span's scope is then remembered by span id only, not a second time
+   * by the span object. (A tool span's: its state is kept by the span anyway.)
    */
   resolve(
     span: object,
@@ -116,10 +124,12 @@ export class RunScopes {
     parent: object | undefined,
     joinsOnly: boolean,
     remoteParent = false,
+    held = false,
   ): SpanScope {
     const inherited = parent ? this.lookup(parent) : undefined;
     if (hint === undefined) {
-      if (inherited) this.remember(span, ids.spanId, inherited);
+      if (inherited && held) this.rememberById(ids.spanId, inherited);
+      else if (inherited) this.remember(span, ids.spanId, inherited);
       if (inherited) return inherited;
       if (!remoteParent) return this.traceScope(ids.traceId);
       return this.enter(span, ids);
@@ -138,8 +148,11 @@ export class RunScopes {
     } else {
       scope = { runKey: traceRunKey(ids.traceId), runId: ids.traceId, agentId, isRunRoot: false };
     }
-    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId))
-      this.remember(span, ids.spanId, scope);
+    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId)) {
+      // A run root's end must find it: it releases the run.
+      if (held && parent !== undefined && !scope.isRunRoot) this.rememberById(ids.spanId, scope);
+      else this.remember(span, ids.spanId, scope);
+    }
     return scope;
   }
 
@@ -175,7 +188,8 @@ export class RunScopes {
     // Only a stand-in for a span (a non-recording wrapper of its span context) can carry the
     // id of a remembered span; a recording span is remembered under itself or not at all.
     const scope =
-      this.scopes.get(parent) ?? (isRecording(parent) ? undefined : this.bySpanId.get(spanIdOf(parent) ?? ''));
+      this.scopes.get(parent) ??
+      (isRecording(parent) ? this.heldScope?.(parent) : this.bySpanId.get(spanIdOf(parent) ?? ''));
     return scope?.descendants ?? scope;
   }
 
@@ -187,6 +201,10 @@ export class RunScopes {
     }
     this.scopes.set(span, scope);
     this.unclosed += 1;
+    this.rememberById(spanId, scope);
+  }
+
+  private rememberById(spanId: string, scope: SpanScope): void {
     if (!this.fullReported && this.bySpanId.size >= this.maxBySpanId && !this.bySpanId.has(spanId)) {
       this.fullReported = true;
       this.onFull?.(this.maxBySpanId);

@@ -144,6 +144,8 @@ interface ToolSpanState<S> {
   call?: ToolCallSignature;
   /** Critical at start: the call did not run, and its outcome is never recorded, so the block stays in force. */
   vetoed: boolean;
+  /** Its run scope is kept here for its children (see `RunScopes.resolve`'s `held`), not by the run scopes. */
+  readonly scopeHeld: boolean;
   /** Inside a live tool span of the same call (that span's state): nothing of its own is judged or recorded. */
   readonly outer?: ToolSpanState<S>;
   /**
@@ -195,10 +197,13 @@ export class SpanGuard<S extends object> {
     const deferredBytes = options.deferredResultBytes ?? DEFERRED_RESULT_BYTES;
     this.deferred = deferredBytes > 0 ? new DeferredOutcomeBudget(deferredBytes, DEFERRED_RESULT_COUNT) : undefined;
     // Bounded by memory, not by a count live spans reach: a smaller cap would silently merge runs.
-    this.scopes = new RunScopes(Math.max(1_000_000, options.maxLiveRuns * 10), (limit) =>
-      options.logger.warn(
-        `more than ${limit} live spans with a run scope: the oldest are forgotten, and children that find their parent only by span id fall back to the trace's run. Reported once.`,
-      ),
+    this.scopes = new RunScopes(
+      Math.max(1_000_000, options.maxLiveRuns * 10),
+      (limit) =>
+        options.logger.warn(
+          `more than ${limit} live spans with a run scope: the oldest are forgotten, and children that find their parent only by span id fall back to the trace's run. Reported once.`,
+        ),
+      (span) => (this.toolStates > 0 ? this.heldScopeOf(span) : undefined),
     );
     this.runs = new RunRegistry<RunState>(
       { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
@@ -255,7 +260,20 @@ export class SpanGuard<S extends object> {
     remoteParent: boolean,
     { hint, compactionRetry, tool }: SpanReading<S>,
   ): SpanStarted<S> {
-    const scope = this.scopes.resolve(span, ids, hint, parent, tool !== undefined || compactionRetry, remoteParent);
+    const outer = tool && parent ? this.tools.get(parent) : undefined;
+    const inner = outer !== undefined && outer.tool.toolName === tool!.toolName;
+    // A tool span's state holds its scope for its children; an inner span's stays with the run
+    // scopes, which answer for it after its end too (its tokens, if it reports any).
+    const scopeHeld = tool !== undefined && parent !== undefined && !inner;
+    const scope = this.scopes.resolve(
+      span,
+      ids,
+      hint,
+      parent,
+      tool !== undefined || compactionRetry,
+      remoteParent,
+      scopeHeld,
+    );
     if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
     let run: RunState | undefined;
     let armed: SpanStarted<S>['armed'];
@@ -267,13 +285,12 @@ export class SpanGuard<S extends object> {
     if (!tool) return { scope, run, armed };
     const held = this.runs.hold(scope.runKey, () => this.newRun(scope));
     run = held.state;
-    const outer = parent && this.tools.get(parent);
-    if (outer && outer.tool.toolName === tool.toolName) {
-      this.tools.set(span, { tool, scope, matchedAtEnd: false, held, vetoed: false, outer });
+    if (inner) {
+      this.tools.set(span, { tool, scope, matchedAtEnd: false, held, vetoed: false, scopeHeld, outer });
       this.toolStates += 1;
       return { scope, run, armed, sameCallAs: parent };
     }
-    const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, held, vetoed: false };
+    const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, held, vetoed: false, scopeHeld };
     this.tools.set(span, state);
     this.toolStates += 1;
     const call = tool.callAtStart();
@@ -301,10 +318,11 @@ export class SpanGuard<S extends object> {
       if (!late) return undefined;
       // It keeps the scope it resolved at its start, as a span that was no tool call then.
       const scope: SpanScope = this.scopes.get(span) ?? this.scopes.traceScope(traceIdOf(span));
-      state = { tool: late, scope, matchedAtEnd: true, vetoed: false };
+      state = { tool: late, scope, matchedAtEnd: true, vetoed: false, scopeHeld: false };
     } else {
       this.tools.delete(span);
       this.toolStates -= 1;
+      if (state.scopeHeld) this.scopes.forget(span);
     }
     return this.finishState(span, state);
   }
@@ -383,6 +401,12 @@ export class SpanGuard<S extends object> {
     const run = this.runOf(span);
     run?.loop.spend(tokens);
     return run;
+  }
+
+  /** The scope a live tool span's state holds for its children (see `RunScopes.resolve`'s `held`). */
+  private heldScopeOf(span: object): SpanScope | undefined {
+    const state = this.tools.get(span);
+    return state?.scopeHeld ? state.scope : undefined;
   }
 
   /** Releases every live run. */

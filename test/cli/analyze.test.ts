@@ -332,10 +332,12 @@ describe('analyze: traces', () => {
 
   it('keeps runs apart by tool_loop.run_id and merges trace files read together', async () => {
     const a = loopSpans(3, { runId: 'run-a' });
+    // Run b's ids differ from run a's, and from one another (its root's from its calls').
+    const otherId = (id: string) => `${id.startsWith('a') ? 'e' : 'f'}${id.slice(1)}`;
     const b = loopSpans(3, { runId: 'run-b' }).map((span) => ({
       ...span,
-      spanId: `f${span.spanId.slice(1)}`,
-      parentSpanId: span.parentSpanId ? `f${span.parentSpanId.slice(1)}` : undefined,
+      spanId: otherId(span.spanId),
+      parentSpanId: span.parentSpanId ? otherId(span.parentSpanId) : undefined,
       start: span.start + 2,
       end: span.end + 2,
     }));

@@ -1,6 +1,7 @@
 /** `RunScopes`: a span's run is its own run id, else its nearest live ancestor's, else its trace. */
 import { describe, expect, it } from 'vitest';
-import { explicitRunKey, RunScopes, traceRunKey } from '../../src/spans/run-scope.js';
+import type { RunScopeHint } from '../../src/spans/adapters/adapter.js';
+import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from '../../src/spans/run-scope.js';
 
 /** A span-like object with ids, as the SDK's spans and replayed spans are. */
 function span(traceId: string, spanId: string, recording = true) {
@@ -108,6 +109,60 @@ describe('RunScopes', () => {
     const asTrace = scopes.resolve(explicit, explicit.ids, { runId: 't10' }, undefined, false);
     expect(asTrace.runKey).not.toBe(traceRunKey('t10'));
     expect(explicitRunKey(traceRunKey('t10'))).not.toBe(traceRunKey('t10'));
+  });
+});
+
+describe('RunScopes held scopes', () => {
+  /** Scopes whose caller keeps the scopes of `held` spans itself, as the span guard does a tool span's. */
+  function withHeld() {
+    const kept = new Map<object, SpanScope>();
+    const scopes = new RunScopes(undefined, undefined, (s) => kept.get(s));
+    const resolveHeld = (s: ReturnType<typeof span>, hint: RunScopeHint | undefined, parent: object) => {
+      const scope = scopes.resolve(s, s.ids, hint, parent, true, false, true);
+      kept.set(s, scope);
+      return scope;
+    };
+    return { scopes, kept, resolveHeld };
+  }
+
+  it('a held span’s children find its scope through the caller, or by its span id under a wrapper', () => {
+    const { scopes, kept, resolveHeld } = withHeld();
+    const root = span('h1', 'r');
+    scopes.resolve(root, root.ids, { runId: 'job-h1' }, undefined, false);
+    const tool = span('h1', 't');
+    expect(resolveHeld(tool, undefined, root).runKey).toBe('job-h1');
+    expect(scopes.get(tool)?.runKey).toBe('job-h1');
+    const child = span('h1', 'c');
+    expect(scopes.resolve(child, child.ids, undefined, tool, true).runKey).toBe('job-h1');
+    const underWrapper = span('h1', 'w');
+    expect(scopes.resolve(underWrapper, underWrapper.ids, undefined, span('h1', 't', false), true).runKey).toBe(
+      'job-h1',
+    );
+    // Once it ended, neither the caller nor the span-id map answers for it.
+    kept.delete(tool);
+    scopes.forget(tool);
+    expect(scopes.get(tool)).toBeUndefined();
+    const late = span('h1', 'l');
+    expect(scopes.resolve(late, late.ids, undefined, span('h1', 't', false), true).runKey).toBe(traceRunKey('h1'));
+    expect(scopes.closedBy(tool, 'h1', true)).toBeUndefined();
+  });
+
+  it('a held span with a run id of its own passes it on; its end closes no run', () => {
+    const { scopes, resolveHeld } = withHeld();
+    const root = span('h2', 'r');
+    scopes.resolve(root, root.ids, undefined, undefined, false);
+    const tool = span('h2', 't');
+    expect(resolveHeld(tool, { runId: 'job-h2' }, root)).toMatchObject({ runKey: 'job-h2', isRunRoot: false });
+    const child = span('h2', 'c');
+    expect(scopes.resolve(child, child.ids, undefined, tool, true).runKey).toBe('job-h2');
+    expect(scopes.closedBy(tool, 'h2', true)).toBeUndefined();
+  });
+
+  it('a span asked to be held without a live parent is remembered as any other', () => {
+    const scopes = new RunScopes(undefined, undefined, () => undefined);
+    const tool = span('h3', 't');
+    scopes.resolve(tool, tool.ids, { runId: 'job-h3' }, undefined, true, false, true);
+    expect(scopes.get(tool)?.runKey).toBe('job-h3');
   });
 });
 
