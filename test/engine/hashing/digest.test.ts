@@ -53,6 +53,20 @@ describe('createDigester', () => {
     }
   });
 
+  it('digestText hashes the UTF-8 bytes of short and long texts, lone surrogates as U+FFFD (property)', () => {
+    const texts = fc.oneof(
+      utf16,
+      fc.string({ unit: 'grapheme', minLength: 50, maxLength: 80 }),
+      fc.string({ minLength: 60, maxLength: 70 }),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(digester.digestText(text)).toBe(h64ToString(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('is stable across calls and digesters, and key order does not matter', async () => {
     const other = await createDigester();
     const value = { b: [1, 2, { z: 'q', y: null }], a: 'x' };
