@@ -127,9 +127,10 @@ export class RunScopes {
     held = false,
   ): SpanScope {
     const inherited = parent ? this.lookup(parent) : undefined;
+    // Without a live parent a span may be a trace's root, whose end must find its scope.
+    const byIdOnly = held && parent !== undefined;
     if (hint === undefined) {
-      if (inherited && held) this.rememberById(ids.spanId, inherited);
-      else if (inherited) this.remember(span, ids.spanId, inherited);
+      if (inherited) this.remember(span, ids.spanId, inherited, byIdOnly);
       if (inherited) return inherited;
       if (!remoteParent) return this.traceScope(ids.traceId);
       return this.enter(span, ids);
@@ -148,11 +149,8 @@ export class RunScopes {
     } else {
       scope = { runKey: traceRunKey(ids.traceId), runId: ids.traceId, agentId, isRunRoot: false };
     }
-    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId)) {
-      // A run root's end must find it: it releases the run.
-      if (held && parent !== undefined && !scope.isRunRoot) this.rememberById(ids.spanId, scope);
-      else this.remember(span, ids.spanId, scope);
-    }
+    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId))
+      this.remember(span, ids.spanId, scope, byIdOnly);
     return scope;
   }
 
@@ -193,11 +191,18 @@ export class RunScopes {
     return scope?.descendants ?? scope;
   }
 
-  private remember(span: object, spanId: string, opened: SpanScope): void {
+  /**
+   * Remembers a span's scope by the span object and by its span id; `byIdOnly` (a held span's),
+   * by its span id alone, unless it opened a run, whose end must find it to release the run.
+   */
+  private remember(span: object, spanId: string, opened: SpanScope, byIdOnly = false): void {
     let scope = opened;
     if (opened.descendants) {
       this.roots.add(span);
       scope = opened.descendants;
+    } else if (byIdOnly) {
+      this.rememberById(spanId, scope);
+      return;
     }
     this.scopes.set(span, scope);
     this.unclosed += 1;

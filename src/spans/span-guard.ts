@@ -261,7 +261,7 @@ export class SpanGuard<S extends object> {
     { hint, compactionRetry, tool }: SpanReading<S>,
   ): SpanStarted<S> {
     const outer = tool && parent ? this.tools.get(parent) : undefined;
-    const inner = outer !== undefined && outer.tool.toolName === tool!.toolName;
+    const inner = tool !== undefined && outer?.tool.toolName === tool.toolName;
     // A tool span's state holds its scope for its children; an inner span's stays with the run
     // scopes, which answer for it after its end too (its tokens, if it reports any).
     const scopeHeld = tool !== undefined && parent !== undefined && !inner;
