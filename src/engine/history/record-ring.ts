@@ -691,16 +691,16 @@ export class ScopeLog implements DeferredOutcomeHolder {
         : new StoredCall(flat(toolName), flat(argsHash));
     }
     numbers[at + TIME] = this.timeOffset(timestamp, i);
-    const packedAt = idWords < 0 || toolCallId === undefined ? -1 : this.packId(toolCallId, idWords);
     if (toolCallId === undefined) numbers[at + META] = meta;
-    else if (packedAt < 0) {
-      numbers[at + META] = meta | ID_STRING;
-      (this.ids ??= new Array(this.capacity))[i] = flat(toolCallId);
-    } else {
-      numbers[at + META] = meta | ID_PACKED | (toolCallId.length << ID_LENGTH_SHIFT);
-      numbers[at + ID_AT] = packedAt;
-    }
-    if (toolCallId !== undefined) {
+    else {
+      const packedAt = idWords < 0 ? -1 : this.packId(toolCallId, idWords);
+      if (packedAt < 0) {
+        numbers[at + META] = meta | ID_STRING;
+        (this.ids ??= new Array(this.capacity))[i] = flat(toolCallId);
+      } else {
+        numbers[at + META] = meta | ID_PACKED | (toolCallId.length << ID_LENGTH_SHIFT);
+        numbers[at + ID_AT] = packedAt;
+      }
       this.pendingIdSeq = seq;
       this.pendingId = toolCallId;
     }
