@@ -16,7 +16,7 @@ describe('stringValue', () => {
     );
   });
 
-  it('returns a value that needs no trimming as it is, and reads no other type', () => {
+  it('trims ASCII and Unicode padding, and reads no other type', () => {
     const name = 'read_file';
     expect(stringValue(name)).toBe(name);
     expect(stringValue(' a ')).toBe('a');
