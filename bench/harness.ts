@@ -5,6 +5,9 @@
  *   rounds), so every batch lasts about the same CPU time (`batchMs`): a cheap floor and an
  *   expensive processor are sampled alike.
  * - Each round runs one batch of every variant, in an order rotated from round to round.
+ * - The untimed warm-up rounds go on until every variant ran enough operations to be optimised
+ *   (`warmupOps`, or `warmupMs` of CPU time for slow ones), not a fixed number of rounds: a
+ *   costly variant's batches hold few operations, and it would be timed half-optimised.
  * - A batch is timed in the process's CPU time (`cpu-clock.ts`), not wall time, so the
  *   time it waits for a core while other tenants run is not charged to it.
  * - No `gc()` between batches: the collections a variant's garbage and retained objects cause
@@ -26,6 +29,8 @@ export interface Measurement {
   readonly clock: CpuClock['kind'];
   readonly rounds: number;
   readonly batchMs: number;
+  /** Untimed rounds run before the timed ones. */
+  readonly warmupRounds: number;
   /** Operations per batch, per variant. */
   readonly ops: Record<string, number>;
   /** CPU ns per operation over all rounds (total time / total operations). */
@@ -38,8 +43,17 @@ export interface MeasureOptions {
   readonly rounds: number;
   /** Target CPU time of every batch, ms. */
   readonly batchMs: number;
-  /** Untimed rounds first (JIT warm-up, heap in steady state). */
+  /** Untimed rounds first (JIT warm-up, heap in steady state): at least this many. Default 2. */
   readonly warmupRounds?: number;
+  /**
+   * Untimed rounds go on until every variant ran at least this many operations in them, or
+   * spent `warmupMs` of CPU time in them: V8 optimises a function after enough calls, not after
+   * enough rounds, so a costly variant with small batches would otherwise be timed while it is
+   * still partly unoptimised. Default 0 (the rounds alone).
+   */
+  readonly warmupOps?: number;
+  /** CPU time after which a variant counts as warm whatever its operations, ms. Default: no limit. */
+  readonly warmupMs?: number;
   /** Upper bound of operations per batch (for very slow operations: 1 = one per batch). */
   readonly maxOps?: number;
 }
@@ -93,12 +107,22 @@ export async function measure(variants: readonly Variant[], options: MeasureOpti
     samples[v.name] = [];
     total[v.name] = 0;
   }
-  const warmup = options.warmupRounds ?? 2;
-  for (let round = -warmup; round < options.rounds; round += 1) {
-    const r = ((round % variants.length) + variants.length) % variants.length;
+  const minWarmup = options.warmupRounds ?? 2;
+  const warmupOps = options.warmupOps ?? 0;
+  const warmupNs = (options.warmupMs ?? Number.POSITIVE_INFINITY) * 1e6;
+  const warmed: Record<string, { ops: number; ns: number }> = {};
+  for (const v of variants) warmed[v.name] = { ops: 0, ns: 0 };
+  const warm = (v: Variant): boolean => warmed[v.name].ops >= warmupOps || warmed[v.name].ns >= warmupNs;
+  let warmupRounds = 0;
+  for (let round = 0; ; round += 1) {
+    const warming = warmupRounds < minWarmup || !variants.every(warm);
+    if (!warming && round - warmupRounds >= options.rounds) break;
+    const r = round % variants.length;
     for (const v of [...variants.slice(r), ...variants.slice(0, r)]) {
       const ns = await timed(clock, v, ops[v.name]);
-      if (round < 0) {
+      if (warming) {
+        warmed[v.name].ops += ops[v.name];
+        warmed[v.name].ns += ns;
         // Calibrated cold; warm code is faster, so the warm-up rounds re-scale the batch.
         ops[v.name] = scaled(v, ops[v.name], ns, options.batchMs, maxOps);
         continue;
@@ -106,10 +130,11 @@ export async function measure(variants: readonly Variant[], options: MeasureOpti
       samples[v.name].push(ns / ops[v.name]);
       total[v.name] += ns;
     }
+    if (warming) warmupRounds += 1;
   }
   const nsPerOp: Record<string, number> = {};
   for (const v of variants) nsPerOp[v.name] = total[v.name] / (ops[v.name] * options.rounds);
-  return { clock: clock.kind, rounds: options.rounds, batchMs: options.batchMs, ops, nsPerOp, samples };
+  return { clock: clock.kind, rounds: options.rounds, batchMs: options.batchMs, warmupRounds, ops, nsPerOp, samples };
 }
 
 /** `a / b`: total CPU per operation, with the quartiles of the same-round ratios. */
