@@ -7,6 +7,7 @@ import { writeTargetHash } from '../engine/hashing/write-target.js';
 import type { SimilarityEvidence, ToolCallSignature } from '../engine/types.js';
 import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
 import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
+import { HashOnlyResultCheck } from './hash-only-result.js';
 import { parseJsonAttribute } from './json-attribute.js';
 import { ALL_ADAPTERS, inMask, SpanTriggers, type AdapterMask } from './span-triggers.js';
 import type { SpanView } from './span-view.js';
@@ -246,10 +247,11 @@ export const DEFER_RESULTS_FROM = 16;
  * projection yields failure facts). The run keeps it unhashed only when nothing but the hash
  * depends on the result ({@link DeferredOutcome.keep}): it can be neither OpenClaw's loop veto, a
  * `write` that changed nothing, nor carry a typed-error stamp (none of `tool-loop`, `changed`,
- * `typed_code` in its text, and no `\\u` escape that could spell them). A `write`'s mutation
- * target comes from its params, so it is known now. `params`: the parsed arguments (kept until
- * the run keeps the outcome, then parsed again from `rawArguments` if it is read; both
- * `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
+ * `typed_code` in its text, and no `\\u` escape that could spell them: `also.check`, a
+ * {@link HashOnlyResultCheck}, whose scanner the caller keeps; a fresh one by default). A
+ * `write`'s mutation target comes from its params, so it is known now. `params`: the parsed
+ * arguments (kept until the run keeps the outcome, then parsed again from `rawArguments` if it
+ * is read; both `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
  * {@link hashToolSpanOutcome}. `also.remember` is told the outcome once it is hashed;
  * `also.targetHash` is the call's digest of a `write`'s target from the same params, if it has one.
  */
@@ -260,7 +262,11 @@ export function deferredToolSpanOutcome(
   rawArguments: unknown,
   end: ToolCallEnd,
   from = DEFER_RESULTS_FROM,
-  also: { readonly remember?: (outcome: OutcomeHash) => void; readonly targetHash?: string } = {},
+  also: {
+    readonly remember?: (outcome: OutcomeHash) => void;
+    readonly targetHash?: string;
+    readonly check?: HashOnlyResultCheck;
+  } = {},
 ): DeferredOutcome | undefined {
   const { result } = end;
   if (
@@ -276,7 +282,7 @@ export function deferredToolSpanOutcome(
   const bytes = 2 * (result.length + (typeof rawArguments === 'string' ? rawArguments.length : 0));
   let parsed = params;
   let kept = false;
-  const { remember, targetHash } = also;
+  const { remember, targetHash, check } = also;
   return new DeferredOutcome(
     () => {
       const outcome = hashToolOutcome(
@@ -293,7 +299,7 @@ export function deferredToolSpanOutcome(
     },
     bytes,
     () => {
-      if (!onlyHashDependsOn(toolName, result)) return false;
+      if (!(check ?? new HashOnlyResultCheck()).holds(toolName, result)) return false;
       const mutationTargetHash = toolName === 'write' ? writeTargetHash(digester, parsed, targetHash) : undefined;
       kept = true;
       parsed = undefined;
@@ -328,27 +334,6 @@ function rememberedOf(
   return { ...outcome, similarity };
 }
 
-/** Whether nothing but the hash of a successful result can depend on its text (see {@link deferredToolSpanOutcome}). */
-function onlyHashDependsOn(toolName: string, result: string): boolean {
-  return !(
-    result.includes('\\u') ||
-    spells(result, 'tool-loop', '-loop') ||
-    spells(result, 'typed_code', '_code') ||
-    (toolName === 'write' && spells(result, 'changed', 'ged'))
-  );
-}
-
-/**
- * Whether `text` holds `word`, asked first for its tail from a rarer character (`tail` ends
- * `word`). V8 finds a pattern by looking for its first character and comparing from each one
- * found, so a search costs about as many steps as that character occurs: words of common
- * letters cost ~0.5 µs a kilobyte each, half of what ours adds to a large unique result; a
- * tail from `-`, `_` or `g` is absent from most texts and found in far fewer steps.
- */
-function spells(text: string, word: string, tail: string): boolean {
-  return text.includes(tail) && text.includes(word);
-}
-
 /**
  * A tool span's call as the span guard asks for it: the call once (at start when its
  * arguments are known then, else at end) and the outcome at end.
@@ -364,6 +349,12 @@ export interface ToolCallSource<S = SpanView> {
   callAtEnd(span: S): ToolCallSignature;
   /** The outcome hash as the span ends (`{}`: no outcome). */
   outcome(span: S): OutcomeHash;
+}
+
+/** How a reader defers results: from how many characters, and the check that lets it keep one unhashed. */
+interface ResultDeferral {
+  readonly from: number;
+  readonly check: HashOnlyResultCheck;
 }
 
 /**
@@ -389,8 +380,8 @@ class LiveToolCall implements ToolCallSource {
     private readonly digester: Digester,
     readonly adapter: ToolSpanAdapter,
     private readonly start: ToolCallStart,
-    /** Results of at least this many characters are deferred (Infinity: none). */
-    private readonly deferFrom: number,
+    /** Results of at least `from` characters are deferred (Infinity: none), if `check` holds for them. */
+    private readonly deferral: ResultDeferral,
     private readonly memos: ToolTextMemos | undefined,
   ) {}
 
@@ -461,9 +452,11 @@ class LiveToolCall implements ToolCallSource {
             memos?.outcomes.set(toolName, result, args, rememberedOf(digester, toolName, outcome, result, args));
     const params = this.parsedParams();
     const { targetHash } = this;
-    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, this.deferFrom, {
+    const { from, check } = this.deferral;
+    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, from, {
       remember,
       targetHash,
+      check,
     });
     if (deferred !== undefined) return deferred;
     const hashed = hashToolSpanOutcome(digester, toolName, params, end, targetHash);
@@ -524,7 +517,7 @@ export interface SpanReader<S> {
  */
 export class AdapterSpanReader implements SpanReader<SpanView> {
   private readonly triggers: SpanTriggers;
-  private readonly deferFrom: number;
+  private readonly deferral: ResultDeferral;
   private readonly memos: ToolTextMemos | undefined;
 
   /**
@@ -541,7 +534,7 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
     options: { readonly deferResultsFrom?: number; readonly memos?: ToolTextMemos | false } = {},
   ) {
     this.triggers = SpanTriggers.of(adapters);
-    this.deferFrom = options.deferResultsFrom ?? DEFER_RESULTS_FROM;
+    this.deferral = { from: options.deferResultsFrom ?? DEFER_RESULTS_FROM, check: new HashOnlyResultCheck() };
     this.memos = options.memos === false ? undefined : (options.memos ?? createToolTextMemos());
   }
 
@@ -560,7 +553,7 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
       this.triggers.adaptersFor(span),
     );
     if (!start || !adapter) return hint === undefined && !compactionRetry ? NOTHING_READ : { hint, compactionRetry };
-    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferFrom, this.memos) };
+    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferral, this.memos) };
   }
 
   matchEnd(span: SpanView): ToolCallSource | undefined {
@@ -570,7 +563,7 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
   /** {@link matchEnd} of a span the triggers let through (kept apart as {@link readConcerned}). */
   private matchConcerned(span: SpanView): ToolCallSource | undefined {
     const match = matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span));
-    return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferFrom, this.memos);
+    return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferral, this.memos);
   }
 
   hintAtEnd(span: SpanView): RunScopeHint | undefined {

@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AsciiPatternScanner } from '../../src/util/ascii-pattern-scanner.js';
+
+const PATTERNS = ['\\u', '-loop', '_code', 'ged', 'x', 'abcdefghijklmnop'];
+
+function expected(text: string, patterns: readonly string[]): number {
+  return patterns.reduce((mask, pattern, j) => (text.includes(pattern) ? mask | (1 << j) : mask), 0);
+}
+
+describe('AsciiPatternScanner', () => {
+  const scanner = new AsciiPatternScanner(PATTERNS);
+
+  it('finds every pattern String#includes finds, and only those in Latin-1 texts (property)', () => {
+    const piece = (latin1: boolean) =>
+      fc.oneof(
+        latin1
+          ? fc.string({ unit: fc.integer({ min: 0, max: 0xff }).map((c) => String.fromCharCode(c)) })
+          : fc.string(),
+        latin1 ? fc.constant('ÿ') : fc.string({ unit: 'binary' }),
+        fc.constantFrom(...PATTERNS, '\\', 'u', '-lo', 'op', '_cod', 'ge', 'é', '\u0000', '\n'),
+        latin1 ? fc.constant('ñ') : fc.constantFrom('😀', '\ud800', '\udc00', 'Ŝ', 'ĭ'),
+      );
+    for (const latin1 of [true, false])
+      fc.assert(
+        fc.property(fc.array(piece(latin1), { maxLength: 40 }), (pieces) => {
+          const text = pieces.join('');
+          const found = scanner.mayOccur(text);
+          const exact = expected(text, PATTERNS);
+          expect(found & exact).toBe(exact);
+          if (latin1) expect(found).toBe(exact);
+        }),
+        { numRuns: 4000 },
+      );
+  });
+
+  it('may report a pattern that a unit above U+00FF only resembles by its low byte', () => {
+    expect(scanner.mayOccur('\u015cu')).toBe(1 << 0);
+    expect(scanner.mayOccur('\u012dloop')).toBe(1 << 1);
+  });
+
+  it('finds a pattern at every offset of a 16-byte step, and at the very end', () => {
+    for (let at = 0; at < 40; at += 1)
+      for (const [j, pattern] of PATTERNS.entries()) {
+        const text = 'y'.repeat(at) + pattern;
+        expect(scanner.mayOccur(text) & (1 << j), `${pattern} at ${at}`).not.toBe(0);
+        expect(scanner.mayOccur('é'.repeat(at) + pattern) & (1 << j)).not.toBe(0);
+      }
+  });
+
+  it('sees a pattern that straddles the boundary of two encoded slices, and none in stale bytes', () => {
+    const slice = 16 * 1024;
+    for (const at of [slice - 20, slice - 16, slice - 5, slice - 4, slice - 1, slice, slice + 7, 3 * slice - 2]) {
+      for (const fill of ['y', 'é', '😀']) {
+        const head = fill.repeat(Math.ceil(at / fill.length)).slice(0, at);
+        const text = `${head}-loop${'z'.repeat(100)}`;
+        expect(scanner.mayOccur(text), `${fill} at ${at}`).toBe(expected(text, PATTERNS));
+      }
+    }
+    // A long text leaves its bytes in the memory; a short one scanned after it must not see them.
+    expect(scanner.mayOccur(`${'y'.repeat(40_000)}ged`)).toBe(1 << 3);
+    expect(scanner.mayOccur('g')).toBe(0);
+    expect(scanner.mayOccur('a-loop')).toBe(1 << 1);
+    expect(scanner.mayOccur('a-lo')).toBe(0);
+    expect(scanner.mayOccur('')).toBe(0);
+  });
+
+  it('reads ASCII patterns in texts of any characters, lone surrogates too', () => {
+    expect(scanner.mayOccur('\ud800-loop\udfff')).toBe(1 << 1);
+    expect(scanner.mayOccur('😀_code😀')).toBe(1 << 2);
+    expect(scanner.mayOccur('\u00e9\u0067\u0065\u0064')).toBe(1 << 3);
+    expect(scanner.mayOccur('\\\\u')).toBe(1 << 0);
+    expect(scanner.mayOccur('ĝed -lоop')).toBe(0);
+  });
+
+  it('refuses patterns it cannot scan for, naming them', () => {
+    expect(() => new AsciiPatternScanner([])).toThrow(RangeError);
+    expect(() => new AsciiPatternScanner(['é'])).toThrow(/"é"/);
+    expect(() => new AsciiPatternScanner(['a\u0000'])).toThrow(RangeError);
+    expect(() => new AsciiPatternScanner([''])).toThrow(RangeError);
+    expect(() => new AsciiPatternScanner(['a'.repeat(17)])).toThrow(RangeError);
+    expect(() => new AsciiPatternScanner(Array.from({ length: 31 }, (_, i) => String(i)))).toThrow(RangeError);
+    expect(new AsciiPatternScanner(Array.from({ length: 30 }, (_, i) => `<${i}>`)).mayOccur('a <29> b <0>')).toBe(
+      (1 << 29) | 1,
+    );
+  });
+});
