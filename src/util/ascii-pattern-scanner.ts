@@ -22,8 +22,8 @@
  * occurrence across a slice boundary is seen whole in the next slice.
  */
 
-/** UTF-16 units copied per pass, one byte each. */
-const SLICE_CHARS = 48 * 1024;
+/** UTF-16 units copied per pass, one byte each (exported for the tests of slice boundaries). */
+export const SLICE_CHARS = 48 * 1024;
 /** Bytes cleared after a slice's bytes: the widest unaligned read (16 bytes at the longest pattern's last offset) stays in them. */
 const PADDING = 32;
 const MAX_PATTERN_LENGTH = 16;

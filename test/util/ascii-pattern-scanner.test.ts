@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AsciiPatternScanner } from '../../src/util/ascii-pattern-scanner.js';
+import { AsciiPatternScanner, SLICE_CHARS } from '../../src/util/ascii-pattern-scanner.js';
 
 const PATTERNS = ['\\u', '-loop', '_code', 'ged', 'x', 'abcdefghijklmnop'];
 
@@ -49,8 +49,18 @@ describe('AsciiPatternScanner', () => {
   });
 
   it('sees a pattern that straddles the boundary of two encoded slices, and none in stale bytes', () => {
-    const slice = 16 * 1024;
-    for (const at of [slice - 20, slice - 16, slice - 5, slice - 4, slice - 1, slice, slice + 7, 3 * slice - 2]) {
+    // Slices start every SLICE_CHARS - 15 units (the longest pattern is 16).
+    const step = SLICE_CHARS - 15;
+    for (const at of [
+      step - 5,
+      step - 4,
+      step - 1,
+      step,
+      SLICE_CHARS - 5,
+      SLICE_CHARS - 1,
+      2 * step - 3,
+      2 * step + 7,
+    ]) {
       for (const fill of ['y', 'é', '😀']) {
         const head = fill.repeat(Math.ceil(at / fill.length)).slice(0, at);
         const text = `${head}-loop${'z'.repeat(100)}`;
@@ -58,7 +68,7 @@ describe('AsciiPatternScanner', () => {
       }
     }
     // A long text leaves its bytes in the memory; a short one scanned after it must not see them.
-    expect(scanner.mayOccur(`${'y'.repeat(40_000)}ged`)).toBe(1 << 3);
+    expect(scanner.mayOccur(`${'y'.repeat(SLICE_CHARS - 10)}ged`)).toBe(1 << 3);
     expect(scanner.mayOccur('g')).toBe(0);
     expect(scanner.mayOccur('a-loop')).toBe(1 << 1);
     expect(scanner.mayOccur('a-lo')).toBe(0);
