@@ -67,6 +67,12 @@ describe('AsciiPatternScanner', () => {
         expect(scanner.mayOccur(text), `${fill} at ${at}`).toBe(expected(text, PATTERNS));
       }
     }
+    // The longest pattern is the one an overlap one unit short would miss.
+    const longest = PATTERNS[5];
+    for (const at of [SLICE_CHARS - longest.length, step - 1, step, step + 1, 2 * step - 1, 2 * step]) {
+      const text = `${'y'.repeat(at)}${longest}${'z'.repeat(20)}`;
+      expect(scanner.mayOccur(text), `${longest} at ${at}`).toBe(1 << 5);
+    }
     // A long text leaves its bytes in the memory; a short one scanned after it must not see them.
     expect(scanner.mayOccur(`${'y'.repeat(SLICE_CHARS - 10)}ged`)).toBe(1 << 3);
     expect(scanner.mayOccur('g')).toBe(0);
