@@ -208,7 +208,6 @@ export class AsciiPatternScanner {
    * and may be set when a unit above U+00FF reads as one of its characters (see above).
    */
   mayOccur(text: string): number {
-    if (text.length <= SLICE_CHARS) return this.scanSlice(text);
     let mask = 0;
     for (let start = 0; start < text.length && mask !== this.all; start += SLICE_CHARS - this.overlap)
       mask |= this.scanSlice(text.substring(start, start + SLICE_CHARS));
