@@ -48,6 +48,17 @@ describe('AsciiPatternScanner', () => {
       }
   });
 
+  it("compares every character where a pattern's first and last ones match, at every offset of a step", () => {
+    // Each decoy has its pattern's first and last characters in place and another one wrong.
+    const decoys = ['-lZop', '-Zoop', '_cZde', 'gZd', 'abcdefghZjklmnop', 'aZcdefghijklmnop'];
+    for (let at = 0; at < 20; at += 1) {
+      for (const decoy of decoys) expect(scanner.mayOccur('y'.repeat(at) + decoy), `${decoy} at ${at}`).toBe(0);
+      // A decoy in the same step as an occurrence: only the occurrence counts.
+      expect(scanner.mayOccur(`${'y'.repeat(at)}-lZop ged`)).toBe(1 << 3);
+      expect(scanner.mayOccur(`${'y'.repeat(at)}_cZde_code`)).toBe(1 << 2);
+    }
+  });
+
   it('sees a pattern that straddles the boundary of two encoded slices, and none in stale bytes', () => {
     // Slices start every SLICE_CHARS - 15 units (the longest pattern is 16).
     const step = SLICE_CHARS - 15;
