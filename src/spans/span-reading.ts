@@ -241,14 +241,21 @@ export function resultTextOf(end: ToolCallEnd): string | undefined {
  */
 export const DEFER_RESULTS_FROM = 16;
 
+/** How results are deferred: from how many characters, and the check that lets a run keep one unhashed. */
+export interface ResultDeferral {
+  /** Results of at least this many characters are deferred (`Infinity`: none). */
+  readonly from: number;
+  /** Owns the scanner long results are searched with: one per reader, made once. */
+  readonly check: HashOnlyResultCheck;
+}
+
 /**
  * The outcome of an ending tool span, hashed only when its hash is first read if the run keeps
- * it so: a successful result text of at least `from` characters, not of `exec` (whose
+ * it so: a successful result text of at least `deferral.from` characters, not of `exec` (whose
  * projection yields failure facts). The run keeps it unhashed only when nothing but the hash
  * depends on the result ({@link DeferredOutcome.keep}): it can be neither OpenClaw's loop veto, a
  * `write` that changed nothing, nor carry a typed-error stamp (none of `tool-loop`, `changed`,
- * `typed_code` in its text, and no `\\u` escape that could spell them: `also.check`, a
- * {@link HashOnlyResultCheck}, whose scanner the caller keeps; a fresh one by default). A
+ * `typed_code` in its text, and no `\\u` escape that could spell them: `deferral.check`). A
  * `write`'s mutation target comes from its params, so it is known now. `params`: the parsed
  * arguments (kept until the run keeps the outcome, then parsed again from `rawArguments` if it
  * is read; both `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
@@ -261,14 +268,11 @@ export function deferredToolSpanOutcome(
   params: unknown,
   rawArguments: unknown,
   end: ToolCallEnd,
-  from = DEFER_RESULTS_FROM,
-  also: {
-    readonly remember?: (outcome: OutcomeHash) => void;
-    readonly targetHash?: string;
-    readonly check?: HashOnlyResultCheck;
-  } = {},
+  deferral: ResultDeferral,
+  also: { readonly remember?: (outcome: OutcomeHash) => void; readonly targetHash?: string } = {},
 ): DeferredOutcome | undefined {
   const { result } = end;
+  const { from, check } = deferral;
   if (
     typeof result !== 'string' ||
     result.length < from ||
@@ -282,7 +286,7 @@ export function deferredToolSpanOutcome(
   const bytes = 2 * (result.length + (typeof rawArguments === 'string' ? rawArguments.length : 0));
   let parsed = params;
   let kept = false;
-  const { remember, targetHash, check } = also;
+  const { remember, targetHash } = also;
   return new DeferredOutcome(
     () => {
       const outcome = hashToolOutcome(
@@ -299,7 +303,7 @@ export function deferredToolSpanOutcome(
     },
     bytes,
     () => {
-      if (!(check ?? new HashOnlyResultCheck()).holds(toolName, result)) return false;
+      if (!check.holds(toolName, result)) return false;
       const mutationTargetHash = toolName === 'write' ? writeTargetHash(digester, parsed, targetHash) : undefined;
       kept = true;
       parsed = undefined;
@@ -349,12 +353,6 @@ export interface ToolCallSource<S = SpanView> {
   callAtEnd(span: S): ToolCallSignature;
   /** The outcome hash as the span ends (`{}`: no outcome). */
   outcome(span: S): OutcomeHash;
-}
-
-/** How a reader defers results: from how many characters, and the check that lets it keep one unhashed. */
-interface ResultDeferral {
-  readonly from: number;
-  readonly check: HashOnlyResultCheck;
 }
 
 /**
@@ -452,11 +450,9 @@ class LiveToolCall implements ToolCallSource {
             memos?.outcomes.set(toolName, result, args, rememberedOf(digester, toolName, outcome, result, args));
     const params = this.parsedParams();
     const { targetHash } = this;
-    const { from, check } = this.deferral;
-    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, from, {
+    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, this.deferral, {
       remember,
       targetHash,
-      check,
     });
     if (deferred !== undefined) return deferred;
     const hashed = hashToolSpanOutcome(digester, toolName, params, end, targetHash);

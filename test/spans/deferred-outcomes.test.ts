@@ -18,6 +18,7 @@ import {
 import { ToolLoopSpanProcessor, type LoopAbortEvent, type LoopEvent } from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 import { parseJsonAttribute } from '../../src/spans/json-attribute.js';
+import { HashOnlyResultCheck } from '../../src/spans/hash-only-result.js';
 import { DEFER_RESULTS_FROM, deferredToolSpanOutcome, hashToolSpanOutcome } from '../../src/spans/span-reading.js';
 import { GuardRecorder, spanGuard } from '../helpers/guard-recorder.js';
 
@@ -212,6 +213,9 @@ const resultText = fc.oneof(
 );
 
 describe('deferred result hashing', () => {
+  const check = new HashOnlyResultCheck();
+  const deferral = { from: DEFER_RESULTS_FROM, check };
+
   it('defers only results whose hash, computed later, is the eager hash and nothing more (property)', () => {
     const tools = [...TOOLS, 'sessions_send', 'update_plan'];
     let deferred = 0;
@@ -226,7 +230,7 @@ describe('deferred result hashing', () => {
           const rawArguments = JSON.stringify(argsOf(tool, variant));
           const end = { result: raw, hasResult: true, isError: false };
           const params = parseJsonAttribute(rawArguments);
-          const later = deferredToolSpanOutcome(digester, tool, params, rawArguments, end, 1);
+          const later = deferredToolSpanOutcome(digester, tool, params, rawArguments, end, { from: 1, check });
           if (!later?.keep()) return;
           deferred += 1;
           const eager = hashToolSpanOutcome(digester, tool, params, end);
@@ -251,14 +255,20 @@ describe('deferred result hashing', () => {
 
   it('hashes small results, errors and pre-computed hashes as their spans end', () => {
     const end = { result: RESULTS[0], hasResult: true, isError: false };
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', end)?.keep()).toBe(true);
+    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', end, deferral)?.keep()).toBe(true);
     const stamped = { ...end, result: `${FILLER} typed_code=E_X` };
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', stamped)?.keep()).toBe(false);
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, result: 'small result' })).toBeUndefined();
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, isError: true })).toBeUndefined();
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, resultHash: 'h' })).toBeUndefined();
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, result: { text: FILLER } })).toBeUndefined();
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', end, Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', stamped, deferral)?.keep()).toBe(false);
+    expect(
+      deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, result: 'small result' }, deferral),
+    ).toBeUndefined();
+    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, isError: true }, deferral)).toBeUndefined();
+    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, resultHash: 'h' }, deferral)).toBeUndefined();
+    expect(
+      deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, result: { text: FILLER } }, deferral),
+    ).toBeUndefined();
+    expect(
+      deferredToolSpanOutcome(digester, 'read', {}, '{}', end, { from: Number.POSITIVE_INFINITY, check }),
+    ).toBeUndefined();
   });
 
   it('answers every span exactly as hashing each result at its end does (property)', async () => {
