@@ -59,6 +59,19 @@ describe('AsciiPatternScanner', () => {
     }
   });
 
+  it('reads the middle characters of patterns whose ends are at other offsets', () => {
+    // Offsets 1 and 2 are no pattern's first or last character here: they are read only inside
+    // the full comparison.
+    const middles = new AsciiPatternScanner(['abcd', 'mnopq']);
+    for (let at = 0; at < 20; at += 1) {
+      const pad = 'y'.repeat(at);
+      for (const decoy of ['aZcd', 'abZd', 'mZopq', 'mnZpq', 'mnoZq']) expect(middles.mayOccur(pad + decoy)).toBe(0);
+      expect(middles.mayOccur(`${pad}abcd`)).toBe(1);
+      expect(middles.mayOccur(`${pad}mnopq`)).toBe(2);
+      expect(middles.mayOccur(`${pad}abZd mnopq`)).toBe(2);
+    }
+  });
+
   it('sees a pattern that straddles the boundary of two encoded slices, and none in stale bytes', () => {
     // Slices start every SLICE_CHARS - 15 units (the longest pattern is 16).
     const step = SLICE_CHARS - 15;
