@@ -295,6 +295,11 @@ export function R(
 /** `C0` of the scenarios as an OpenClaw-shaped config. */
 export const C0 = Object.freeze({ tools: { loopDetection: { enabled: true } } });
 
+/** Warning at 2 calls, critical at 3: what most processor tests need to see both levels soon. */
+export const W2_C3 = Object.freeze({
+  tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } },
+});
+
 /** Small thresholds (W 2, C 4, B 6) so that adapter tests reach every level in a few calls. */
 export const LOW_THRESHOLDS = Object.freeze({
   tools: {

@@ -21,6 +21,7 @@ import {
   startRunSpan,
   toolCall,
   type OtelHarness,
+  W2_C3,
 } from '../helpers/otel-harness.js';
 
 afterEach(() => {
@@ -28,7 +29,6 @@ afterEach(() => {
 });
 
 const ARGS = { path: '/etc/app.conf', token: 'abc' };
-const CONFIG = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } };
 
 async function argsHashWithSeed(seed: bigint): Promise<string> {
   return hashToolArgs(await createDigester({ seed }), 'read', ARGS);
@@ -48,8 +48,8 @@ describe('traceToolCall hashes with the digester of the processor that sees its 
   });
 
   it('processor A (seed 1) and B (seed 2): through A the helper writes seed 1’s hash, through B seed 2’s, in any order', async () => {
-    const a = await createOtelHarness({ config: CONFIG, hashSeed: 1 });
-    const b = await createOtelHarness({ config: CONFIG, hashSeed: 2 });
+    const a = await createOtelHarness({ config: W2_C3, hashSeed: 1 });
+    const b = await createOtelHarness({ config: W2_C3, hashSeed: 2 });
     const [seed1, seed2] = [await argsHashWithSeed(1n), await argsHashWithSeed(2n)];
     expect(await helperArgsHash(a)).toBe(seed1);
     expect(await helperArgsHash(b)).toBe(seed2);
@@ -71,7 +71,7 @@ describe('traceToolCall hashes with the digester of the processor that sees its 
   });
 
   it('the helper’s hash matches its processor’s own hash of the raw arguments (same warning key)', async () => {
-    const h = await createOtelHarness({ config: CONFIG, hashSeed: 2, contextManager: true });
+    const h = await createOtelHarness({ config: W2_C3, hashSeed: 2, contextManager: true });
     // Helper spans: hashed for traceToolCall by the processor, which then reads the pre-computed hash.
     await traceRun(h.tracer, { runId: 'helper-run' }, async () => {
       for (let i = 0; i < 3; i += 1) await traceToolCall(h.tracer, { name: 'read', args: ARGS }, () => 'ok');
@@ -127,8 +127,8 @@ describe('two processors on two providers in one process, both running traceRun(
   });
 
   it('a verdict reached by A is not visible on B’s spans, and B’s history does not count A’s calls', async () => {
-    const a = await createOtelHarness({ config: CONFIG, contextManager: true });
-    const b = await createOtelHarness({ config: CONFIG, contextManager: true });
+    const a = await createOtelHarness({ config: W2_C3, contextManager: true });
+    const b = await createOtelHarness({ config: W2_C3, contextManager: true });
     const results: unknown[] = [];
     await traceRun(a.tracer, { runId: 'job-1' }, async () => {
       for (let i = 0; i < 4; i += 1)

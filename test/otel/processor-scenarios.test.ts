@@ -27,6 +27,7 @@ import {
   type OtelHarness,
   type ToolEnd,
   type ToolSpanInput,
+  W2_C3,
 } from '../helpers/otel-harness.js';
 
 afterEach(() => {
@@ -418,7 +419,7 @@ describe('OpenClaw loop-detection scenarios on raw tool spans', () => {
 
   it('scenario 84: loop-vetoed (blocked) calls in the window are not observed and use up no window slot', async () => {
     const h = await createOtelHarness({
-      config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } },
+      config: W2_C3,
     });
     const root = startRunSpan(h.tracer, { runId: 'run-84' });
     const read = { ...READ_SAME, parent: root };

@@ -1,14 +1,14 @@
 import { context, trace, type Context } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as sc from '../../src/semconv.js';
-import { createOtelHarness, resetOtelGlobals, spanAttributes } from '../helpers/otel-harness.js';
+import { createOtelHarness, resetOtelGlobals, spanAttributes, W2_C3 } from '../helpers/otel-harness.js';
 
 afterEach(resetOtelGlobals);
 
 describe('redactContent', () => {
   it('removes GenAI content from any span and each adapter its own, after hashing', async () => {
     const h = await createOtelHarness({
-      config: { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } },
+      config: W2_C3,
       redactContent: true,
     });
     const aiSdkCall = (parent: Context) => {

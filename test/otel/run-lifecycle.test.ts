@@ -8,15 +8,14 @@ import {
   startRunSpan,
   startToolSpan,
   toolCall,
+  W2_C3,
 } from '../helpers/otel-harness.js';
-
-const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } };
 
 afterEach(resetOtelGlobals);
 
 describe('run lifetime', () => {
   it('a trace-scoped run is released when its root ends, also when the root carries only an agent id', async () => {
-    const h = await createOtelHarness({ config: LOW });
+    const h = await createOtelHarness({ config: W2_C3 });
     for (let i = 0; i < 50; i += 1) {
       const root = startRunSpan(h.tracer, { agentId: 'coder' }); // no run id: the run is the trace
       toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
@@ -28,7 +27,7 @@ describe('run lifetime', () => {
   });
 
   it('a run opened by two root spans with the same run id lives until the last of them ends', async () => {
-    const h = await createOtelHarness({ config: LOW, abortOnCritical: true });
+    const h = await createOtelHarness({ config: W2_C3, abortOnCritical: true });
     const signal = h.processor.runSignal('shared');
     const first = startRunSpan(h.tracer, { runId: 'shared' });
     const second = startRunSpan(h.tracer, { runId: 'shared' });
@@ -45,7 +44,7 @@ describe('run lifetime', () => {
 
   it('a runSignal is dropped when its run root ends, even after an idle release', async () => {
     let now = 0;
-    const h = await createOtelHarness({ config: LOW, abortOnCritical: true, clock: () => now, runIdleTtlMs: 1000 });
+    const h = await createOtelHarness({ config: W2_C3, abortOnCritical: true, clock: () => now, runIdleTtlMs: 1000 });
     const root = startRunSpan(h.tracer, { runId: 'R' });
     const signal = h.processor.runSignal('R');
     for (let i = 0; i < 4; i += 1)
@@ -61,7 +60,7 @@ describe('run lifetime', () => {
   });
 
   it('a call judged only at its end is recorded even when critical: it ran, so the post-compaction guard sees it', async () => {
-    const h = await createOtelHarness({ config: LOW });
+    const h = await createOtelHarness({ config: W2_C3 });
     const run = startRunSpan(h.tracer, { runId: 'late' });
     const lateCall = () => {
       const span = startToolSpan(h.tracer, { tool: 'gateway', parent: run }); // arguments arrive at end

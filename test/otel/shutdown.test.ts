@@ -9,17 +9,16 @@ import {
   spanEvents,
   startRunSpan,
   toolCall,
+  W2_C3,
 } from '../helpers/otel-harness.js';
 
 afterEach(() => {
   resetOtelGlobals();
 });
 
-const CONFIG = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } };
-
 describe('ToolLoopSpanProcessor.shutdown', () => {
   it('releases every live run (counted as shutdown) and a tool span started afterwards creates no run state', async () => {
-    const h = await createOtelHarness({ config: CONFIG });
+    const h = await createOtelHarness({ config: W2_C3 });
     const roots = ['r1', 'r2'].map((runId) => startRunSpan(h.tracer, { runId }));
     for (const root of roots)
       toolCall(h.tracer, { tool: 'read', args: { path: '/a' }, parent: root }, { result: 'ok' });
@@ -53,7 +52,7 @@ describe('ToolLoopSpanProcessor.shutdown', () => {
   });
 
   it('the same four calls before shutdown do warn and block (so the test above can tell)', async () => {
-    const h = await createOtelHarness({ config: CONFIG });
+    const h = await createOtelHarness({ config: W2_C3 });
     const root = startRunSpan(h.tracer, { runId: 'before' });
     const spans = [1, 2, 3, 4].map(() =>
       toolCall(h.tracer, { tool: 'read', args: { path: '/a' }, parent: root }, { result: 'ok' }),
@@ -69,7 +68,7 @@ describe('ToolLoopSpanProcessor.shutdown', () => {
   });
 
   it('a runSignal asked for after shutdown never aborts and is not kept', async () => {
-    const h = await createOtelHarness({ config: CONFIG });
+    const h = await createOtelHarness({ config: W2_C3 });
     await h.processor.shutdown();
     const signal = h.processor.runSignal('r1');
     expect(signal.aborted).toBe(false);
@@ -77,7 +76,7 @@ describe('ToolLoopSpanProcessor.shutdown', () => {
   });
 
   it('forceFlush resolves at once and changes nothing', async () => {
-    const h = await createOtelHarness({ config: CONFIG });
+    const h = await createOtelHarness({ config: W2_C3 });
     const root = startRunSpan(h.tracer, { runId: 'r1' });
     toolCall(h.tracer, { tool: 'read', args: { path: '/a' }, parent: root }, { result: 'ok' });
     await h.processor.forceFlush();

@@ -17,12 +17,11 @@ import {
 } from '../../src/index.js';
 import { resolveProcessorOptions } from '../../src/otel/options.js';
 import * as sc from '../../src/semconv.js';
-import { installContextManager, resetOtelGlobals } from '../helpers/otel-harness.js';
+import { installContextManager, resetOtelGlobals, W2_C3 } from '../helpers/otel-harness.js';
 import { otlpAttributes, startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 
 const SECRET_ARG = 'sk-live-SECRET-ARGUMENT-7f3a9c';
 const SECRET_RESULT = 'SECRET-RESULT-password=hunter2';
-const CONFIG = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } };
 
 let receiver: OtlpReceiver;
 beforeEach(async () => {
@@ -36,7 +35,7 @@ afterEach(async () => {
 async function pipeline(options: ToolLoopSpanProcessorOptions = {}) {
   const events: LoopEvent[] = [];
   const processor = await ToolLoopSpanProcessor.create({
-    config: CONFIG,
+    config: W2_C3,
     onLoopEvent: (e) => void events.push(e),
     ...options,
   });
@@ -162,7 +161,7 @@ describe('hash seed', () => {
   const warningKeyFor = async (options: ToolLoopSpanProcessorOptions): Promise<string> => {
     const events: LoopEvent[] = [];
     const processor = await ToolLoopSpanProcessor.create({
-      config: CONFIG,
+      config: W2_C3,
       onLoopEvent: (e) => void events.push(e),
       ...options,
     });

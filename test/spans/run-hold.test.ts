@@ -11,16 +11,15 @@ import {
   startRunSpan,
   startToolSpan,
   toolCall,
+  W2_C3,
 } from '../helpers/otel-harness.js';
-
-const LOW = { tools: { loopDetection: { enabled: true, warningThreshold: 2, criticalThreshold: 3 } } };
 
 afterEach(resetOtelGlobals);
 
 describe('a run with a tool span in flight', () => {
   it('is not idle while a call runs past the idle TTL: its history goes on; it is idle from the call’s end', async () => {
     let now = 0;
-    const h = await createOtelHarness({ config: LOW, clock: () => now, runIdleTtlMs: 1000 });
+    const h = await createOtelHarness({ config: W2_C3, clock: () => now, runIdleTtlMs: 1000 });
     const root = startRunSpan(h.tracer, { runId: 'R' });
     for (let i = 0; i < 3; i += 1)
       toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
@@ -49,7 +48,7 @@ describe('a run with a tool span in flight', () => {
 
   it('is idle from the end of its last call, not its start', async () => {
     let now = 0;
-    const h = await createOtelHarness({ config: LOW, clock: () => now, runIdleTtlMs: 1000 });
+    const h = await createOtelHarness({ config: W2_C3, clock: () => now, runIdleTtlMs: 1000 });
     const root = startRunSpan(h.tracer, { runId: 'R' });
     const long = startToolSpan(h.tracer, { tool: 'exec', args: { command: 'make' }, parent: root });
     now += 3000;
@@ -62,7 +61,7 @@ describe('a run with a tool span in flight', () => {
   });
 
   it('whose root ends while a call runs is released, and the call’s end starts the run afresh', async () => {
-    const h = await createOtelHarness({ config: LOW });
+    const h = await createOtelHarness({ config: W2_C3 });
     const root = startRunSpan(h.tracer, { runId: 'R' });
     for (let i = 0; i < 3; i += 1)
       toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
