@@ -109,7 +109,7 @@ function scanFunction(patterns: readonly string[], operands: number): number[] {
     ...[OP.localGet, position, ...simd(SIMD.v128Load), 0, ...uleb(offset)],
     ...[OP.localSet, read(offset)],
   ];
-  /** The 16 bytes at character `k` of pattern `j`'s offset compared with that character. */
+  /** Compares the 16-byte read at offset `k` with character `k` of pattern `j` (its operand). */
   const compare = (j: number, k: number) => [
     ...[OP.localGet, read(k), OP.i32Const, 0, ...simd(SIMD.v128Load), 0, ...uleb(firstOperand[j] + 16 * k)],
     ...simd(SIMD.i8x16Eq),
