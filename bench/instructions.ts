@@ -5,6 +5,11 @@
  * than 10 % above its budget. By default only ours is counted (the gate, about a minute of CPU
  * per kind); `--all` adds the floors, lower bounds and baselines the ratios need.
  * `--update` writes the measured counts as the new budget; `--only=<kind,...>` runs a subset.
+ * `--cache-sim` also simulates the caches and branch predictor (callgrind's `--cache-sim` and
+ * `--branch-sim`, on the fixed geometry of {@link SIMULATED_CACHES}, so that every host reports
+ * the same misses) and reports each probe's misses and mispredicts per span: what an
+ * instruction count does not weigh, and why a time ratio can exceed the instruction ratio.
+ * The simulation makes callgrind several times slower; the instruction counts do not change.
  *
  * Each variant runs in its own process (`instruction-probe.ts`), so no other variant's code
  * shapes its inline caches. What made counts of the same tree differ by 12 % between runs was
@@ -31,6 +36,7 @@ const TOLERANCE = 1.1;
 const argv = process.argv.slice(2);
 const UPDATE = argv.includes('--update');
 const ALL = argv.includes('--all');
+const CACHE_SIM = argv.includes('--cache-sim');
 const only = argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -93,6 +99,23 @@ const V8_DETERMINISM = [
   '--interrupt-budget=8448',
 ];
 
+/**
+ * The simulated caches (size in bytes, ways, line bytes), those of a current x86-64 core: a
+ * 32 KiB 8-way L1 instruction cache, a 48 KiB 12-way L1 data cache, a 32 MiB 16-way last
+ * level. Fixed rather than read from the host (callgrind's default), which would make the
+ * misses differ from one CI machine to the next.
+ */
+const SIMULATED_CACHES = ['--I1=32768,8,64', '--D1=49152,12,64', '--LL=33554432,16,64'];
+
+/** Callgrind's events that `--cache-sim` and `--branch-sim` add, and how they are reported. */
+const SIMULATED_EVENTS = {
+  'L1i misses': ['I1mr'],
+  'L1d misses': ['D1mr', 'D1mw'],
+  'LL misses': ['ILmr', 'DLmr', 'DLmw'],
+  mispredicts: ['Bcm', 'Bim'],
+} as const;
+type SimulatedEvent = keyof typeof SIMULATED_EVENTS;
+
 /** A probe's measured phase, per span: what the gate counts, and what it leaves out. */
 interface Count {
   /** Instructions of the measured spans without the JIT compiler and the garbage collector. */
@@ -101,6 +124,8 @@ interface Count {
   readonly jit: number;
   /** Garbage collections (scavenges; the probe's heap leaves no room for a full one). */
   readonly gc: number;
+  /** With `--cache-sim`: the simulated misses and mispredicts, without those of the JIT and GC entries. */
+  readonly simulated?: Readonly<Record<SimulatedEvent, number>>;
 }
 
 /**
@@ -111,28 +136,73 @@ interface Count {
 const JIT_ENTRY = /^v8::internal::Runtime_(?:Compile\w*|InstallBaselineCode|NotifyDeoptimized\w*)\(/;
 const GC_ENTRY = /^v8::internal::Heap::CollectGarbage\(/;
 
-/** Inclusive instructions of the JIT and GC entries in a callgrind dump, and its total. */
-function breakdown(dump: string): { total: number; jit: number; gc: number } {
+/** Per event (callgrind's names): a callgrind dump's total, and the inclusive cost of its JIT and GC entries. */
+interface Breakdown {
+  readonly total: Map<string, number>;
+  readonly jit: Map<string, number>;
+  readonly gc: Map<string, number>;
+}
+
+/** One event's column of a `callgrind_annotate` row: a count and its share, `0`, or `.` (not counted). */
+const COLUMN = /^\s*([\d,]+|\.)(?: \([\s\d.]+%\))?/;
+
+/** The counts and the rest (`file:function [object]`) of a row with `events` columns, or `undefined`. */
+function parseRow(line: string, events: number): { counts: number[]; name: string } | undefined {
+  const counts: number[] = [];
+  let rest = line;
+  for (let i = 0; i < events; i += 1) {
+    const m = COLUMN.exec(rest);
+    if (!m) return undefined;
+    counts.push(m[1] === '.' ? 0 : Number(m[1].replaceAll(',', '')));
+    rest = rest.slice(m[0].length);
+  }
+  if (rest.trim() === 'PROGRAM TOTALS') return { counts, name: 'PROGRAM TOTALS' };
+  const name = /^\s+(?:\?\?\?|[^:]*):(.*?) \[/.exec(rest);
+  return name ? { counts, name: name[1] } : undefined;
+}
+
+/** Every event's total in a callgrind dump, and the inclusive cost of its JIT and GC entries. */
+function breakdown(dump: string): Breakdown {
   const annotate = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', dump], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
   if (annotate.status !== 0) throw new Error(`callgrind_annotate ${dump}: ${annotate.stderr || annotate.error}`);
-  let total = 0;
-  let jit = 0;
-  let gc = 0;
+  const shown = /^Events shown:\s+(.+)$/m.exec(annotate.stdout)?.[1].trim().split(/\s+/);
+  if (!shown || shown[0] !== 'Ir') throw new Error(`callgrind_annotate ${dump}: no event list`);
+  const zero = () => new Map(shown.map((event) => [event, 0]));
+  const result: Breakdown = { total: zero(), jit: zero(), gc: zero() };
+  const add = (into: Map<string, number>, counts: number[]) =>
+    counts.forEach((n, i) => into.set(shown[i], (into.get(shown[i]) ?? 0) + n));
   for (const line of annotate.stdout.split('\n')) {
-    const m = /^\s*([\d,]+) \([\s\d.]+%\)\s+(?:\?\?\?|[^:]*):(.*?) \[/.exec(line);
-    if (!m) continue;
-    const ir = Number(m[1].replaceAll(',', ''));
-    if (m[2] === 'PROGRAM TOTALS') total = ir;
-    else if (JIT_ENTRY.test(m[2])) jit += ir;
-    else if (GC_ENTRY.test(m[2])) gc += ir;
+    const row = parseRow(line, shown.length);
+    if (!row) continue;
+    if (row.name === 'PROGRAM TOTALS') add(result.total, row.counts);
+    else if (JIT_ENTRY.test(row.name)) add(result.jit, row.counts);
+    else if (GC_ENTRY.test(row.name)) add(result.gc, row.counts);
   }
-  const totals = /^\s*([\d,]+) \([\s\d.]+%\)\s+PROGRAM TOTALS/m.exec(annotate.stdout);
-  if (totals) total = Number(totals[1].replaceAll(',', ''));
-  if (total === 0) throw new Error(`callgrind_annotate ${dump}: no totals`);
-  return { total, jit, gc };
+  if (!result.total.get('Ir')) throw new Error(`callgrind_annotate ${dump}: no totals`);
+  return result;
+}
+
+/** Per span, a measured phase's events beyond the JIT and GC entries. */
+function perSpan(b: Breakdown, spans: number, events: readonly string[]): number {
+  let n = 0;
+  for (const event of events) n += (b.total.get(event) ?? 0) - (b.jit.get(event) ?? 0) - (b.gc.get(event) ?? 0);
+  return n / spans;
+}
+
+function countOf(b: Breakdown, spans: number): Count {
+  const count: Count = {
+    perSpan: perSpan(b, spans, ['Ir']),
+    jit: (b.jit.get('Ir') ?? 0) / spans,
+    gc: (b.gc.get('Ir') ?? 0) / spans,
+  };
+  if (!CACHE_SIM) return count;
+  const simulated = {} as Record<SimulatedEvent, number>;
+  for (const [name, events] of Object.entries(SIMULATED_EVENTS) as [SimulatedEvent, readonly string[]][])
+    simulated[name] = perSpan(b, spans, events);
+  return { ...count, simulated };
 }
 
 function count(probe: Probe, dir: string): Promise<Count> {
@@ -143,6 +213,7 @@ function count(probe: Probe, dir: string): Promise<Count> {
     '--dump-before=node::CPUUsage*',
     '--dump-instr=no',
     '--compress-strings=no',
+    ...(CACHE_SIM ? ['--cache-sim=yes', '--branch-sim=yes', ...SIMULATED_CACHES] : []),
     process.execPath,
     ...V8_DETERMINISM,
     join(here, 'instruction-probe.js'),
@@ -162,8 +233,7 @@ function count(probe: Probe, dir: string): Promise<Count> {
       const dump = readdirSync(dir).find((f) => join(dir, f).startsWith(out) && f.endsWith('.2'));
       if (!dump) return reject(new Error(`${probe.kind} / ${probe.variant}: no second callgrind dump`));
       try {
-        const { total, jit, gc } = breakdown(join(dir, dump));
-        resolve({ perSpan: (total - jit - gc) / probe.spans, jit: jit / probe.spans, gc: gc / probe.spans });
+        resolve(countOf(breakdown(join(dir, dump)), probe.spans));
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }
@@ -210,6 +280,19 @@ async function main(): Promise<void> {
       };
     }),
   );
+  if (CACHE_SIM) {
+    console.log(
+      'Simulated per span (callgrind --cache-sim/--branch-sim, measured phase, without JIT compilation and GC; ' +
+        `caches ${SIMULATED_CACHES.join(' ')})`,
+    );
+    console.table(
+      probes.map((p) => {
+        const row: Record<string, string | number> = { kind: p.kind, variant: p.variant };
+        for (const [name, n] of Object.entries(counts.get(p)!.simulated ?? {})) row[name] = Math.round(n);
+        return row;
+      }),
+    );
+  }
   const ratios: Record<string, number> = {};
   const addRatio = (name: string, a?: number, b?: number) => {
     if (a !== undefined && b !== undefined) ratios[name] = a / b;

@@ -5,7 +5,7 @@
 // Type errors in bench/ stop the run; errors elsewhere are the type check's to report (tsc still
 // emits), so the bench keeps measuring while the sources are being edited.
 // Usage: node bench/run.mjs [--smoke] [--only=<part,...>] [--out=<file>]
-//        node bench/run.mjs --instructions [--update] [--only=<kind,...>]
+//        node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>]
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
