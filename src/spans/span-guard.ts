@@ -7,6 +7,7 @@ import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compa
 import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
 import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
+import { LiveSpanStates } from './live-span-states.js';
 import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
 import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
 import type { SpanReader, SpanReading, ToolCallSource } from './span-reading.js';
@@ -175,13 +176,8 @@ interface ToolSpanState<S> {
  */
 export class SpanGuard<S extends object> {
   private readonly scopes: RunScopes;
-  private readonly tools = new WeakMap<object, ToolSpanState<S>>();
-  /**
-   * Entries set in {@link tools} and not yet deleted (at least as many as it holds): while it is
-   * 0, an ending span has no tool state, and most spans end without a lookup. A tool span that
-   * never ends keeps it above 0, which only costs the lookups again.
-   */
-  private toolStates = 0;
+  /** While it is empty an ending span has no tool state, and most spans end without a lookup. */
+  private readonly tools = new LiveSpanStates<ToolSpanState<S>>();
   private readonly runs: RunRegistry<RunState>;
   /** One for every run. */
   private readonly policy: LoopPolicy;
@@ -203,7 +199,7 @@ export class SpanGuard<S extends object> {
         options.logger.warn(
           `more than ${limit} live spans with a run scope: the oldest are forgotten, and children that find their parent only by span id fall back to the trace's run. Reported once.`,
         ),
-      (span) => (this.toolStates > 0 ? this.heldScopeOf(span) : undefined),
+      (span) => (this.tools.size > 0 ? this.heldScopeOf(span) : undefined),
     );
     this.runs = new RunRegistry<RunState>(
       { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
@@ -260,7 +256,7 @@ export class SpanGuard<S extends object> {
     remoteParent: boolean,
     { hint, compactionRetry, tool }: SpanReading<S>,
   ): SpanStarted<S> {
-    const outer = tool && parent ? this.tools.get(parent) : undefined;
+    const outer = tool && parent && this.tools.size > 0 ? this.tools.get(parent) : undefined;
     const inner = tool !== undefined && outer?.tool.toolName === tool.toolName;
     // A tool span's state holds its scope for its children; an inner span's stays with the run
     // scopes, which answer for it after its end too (its tokens, if it reports any).
@@ -287,12 +283,10 @@ export class SpanGuard<S extends object> {
     run = held.state;
     if (inner) {
       this.tools.set(span, { tool, scope, matchedAtEnd: false, held, vetoed: false, scopeHeld, outer });
-      this.toolStates += 1;
       return { scope, run, armed, sameCallAs: parent };
     }
     const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, held, vetoed: false, scopeHeld };
     this.tools.set(span, state);
-    this.toolStates += 1;
     const call = tool.callAtStart();
     if (!call) return { scope, run, armed, tool };
     state.call = call;
@@ -312,7 +306,7 @@ export class SpanGuard<S extends object> {
    * it. Returns `undefined` for a span that is no tool call.
    */
   finish(span: S): ToolSpanFinished<S> | undefined {
-    let state = this.toolStates > 0 ? this.tools.get(span) : undefined;
+    let state = this.tools.size > 0 ? this.tools.get(span) : undefined;
     if (!state) {
       const late = this.options.reader.matchEnd(span);
       if (!late) return undefined;
@@ -321,7 +315,6 @@ export class SpanGuard<S extends object> {
       state = { tool: late, scope, matchedAtEnd: true, vetoed: false, scopeHeld: false };
     } else {
       this.tools.delete(span);
-      this.toolStates -= 1;
       if (state.scopeHeld) this.scopes.forget(span);
     }
     return this.finishState(span, state);
