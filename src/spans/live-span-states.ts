@@ -19,6 +19,9 @@ export class LiveSpanStates<V> {
   /** Entries set in {@link older} and not yet deleted (at least as many as it holds). */
   private olderCount = 0;
 
+  /** @param onOlder - Told of each span whose state moves from the array to the `WeakMap`. Default: none. */
+  constructor(private readonly onOlder?: (span: object, state: V) => void) {}
+
   /** At least as many states as are held: while it is 0, no span has one and a lookup can be skipped. */
   get size(): number {
     return this.recent + this.olderCount;
@@ -41,9 +44,12 @@ export class LiveSpanStates<V> {
       return;
     }
     if (this.recent === RECENT_SPANS) {
-      this.older.set(this.spans[0]!, this.states[0]!);
+      const oldest = this.spans[0]!;
+      const oldestState = this.states[0]!;
+      this.older.set(oldest, oldestState);
       this.olderCount += 1;
       this.removeAt(0);
+      this.onOlder?.(oldest, oldestState);
     }
     this.spans[this.recent] = span;
     this.states[this.recent] = state;
@@ -60,6 +66,12 @@ export class LiveSpanStates<V> {
     if (this.olderCount === 0 || !this.older.delete(span)) return false;
     this.olderCount -= 1;
     return true;
+  }
+
+  /** The newest state in the array (not the `WeakMap`) that `test` accepts, with its span. */
+  findRecent(test: (span: object, state: V) => boolean): V | undefined {
+    for (let i = this.recent - 1; i >= 0; i -= 1) if (test(this.spans[i]!, this.states[i]!)) return this.states[i];
+    return undefined;
   }
 
   /** Newest first: the span ending is most often the one that started last. */

@@ -90,11 +90,15 @@ export class RunScopes {
    * @param onFull - Told once when the cap is reached.
    * @param heldScope - The scope of a live span resolved as `held` (see {@link resolve}), which
    *   the caller keeps with its own state of the span; `undefined` once it ended. Default: none.
+   * @param heldScopeById - The same, found by the span's id (for a child under a wrapper of the
+   *   held span's context), for the held spans the caller did not hand back through
+   *   {@link rememberHeld}. Default: none.
    */
   constructor(
     private readonly maxBySpanId = DEFAULT_MAX_BY_SPAN_ID,
     private readonly onFull?: (limit: number) => void,
     private readonly heldScope?: (span: object) => SpanScope | undefined,
+    private readonly heldScopeById?: (spanId: string) => SpanScope | undefined,
   ) {}
 
   /**
@@ -113,9 +117,10 @@ export class RunScopes {
    * release the run when it ends.
    *
    * `held`: the caller keeps the scope of this span (with a live parent) with its own state of
-   * it, and answers {@link RunScopes.heldScope} for it until it ends, when it calls
-   * {@link forget}: the span's scope is then remembered by span id only, not a second time
-   * by the span object. (A tool span's: its state is kept by the span anyway.)
+   * it, and answers {@link RunScopes.heldScope} and {@link RunScopes.heldScopeById} for it until
+   * it ends: the span's scope is then not remembered here at all (a tool span's: its state is
+   * kept by the span anyway), unless the caller hands it back with {@link rememberHeld}, after
+   * which its end must {@link forget} it.
    */
   resolve(
     span: object,
@@ -128,9 +133,9 @@ export class RunScopes {
   ): SpanScope {
     const inherited = parent ? this.lookup(parent) : undefined;
     // Without a live parent a span may be a trace's root, whose end must find its scope.
-    const byIdOnly = held && parent !== undefined;
+    const heldByCaller = held && parent !== undefined;
     if (hint === undefined) {
-      if (inherited) this.remember(span, ids.spanId, inherited, byIdOnly);
+      if (inherited && !heldByCaller) this.remember(span, ids.spanId, inherited);
       if (inherited) return inherited;
       if (!remoteParent) return this.traceScope(ids.traceId);
       return this.enter(span, ids);
@@ -149,8 +154,9 @@ export class RunScopes {
     } else {
       scope = { runKey: traceRunKey(ids.traceId), runId: ids.traceId, agentId, isRunRoot: false };
     }
-    if (scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId))
-      this.remember(span, ids.spanId, scope, byIdOnly);
+    const notDefault = scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId);
+    // A run root is remembered whoever holds it: its end must find it to release the run.
+    if (notDefault && (scope.isRunRoot || !heldByCaller)) this.remember(span, ids.spanId, scope);
     return scope;
   }
 
@@ -186,23 +192,28 @@ export class RunScopes {
     // Only a stand-in for a span (a non-recording wrapper of its span context) can carry the
     // id of a remembered span; a recording span is remembered under itself or not at all.
     const scope =
-      this.scopes.get(parent) ??
-      (isRecording(parent) ? this.heldScope?.(parent) : this.bySpanId.get(spanIdOf(parent) ?? ''));
+      this.scopes.get(parent) ?? (isRecording(parent) ? this.heldScope?.(parent) : this.byId(spanIdOf(parent) ?? ''));
     return scope?.descendants ?? scope;
   }
 
+  private byId(spanId: string): SpanScope | undefined {
+    return this.bySpanId.get(spanId) ?? this.heldScopeById?.(spanId);
+  }
+
   /**
-   * Remembers a span's scope by the span object and by its span id; `byIdOnly` (a held span's),
-   * by its span id alone, unless it opened a run, whose end must find it to release the run.
+   * Remembers by its span id the scope of a live span resolved as `held` that the caller can no
+   * longer find by id itself; the span's end then calls {@link forget}.
    */
-  private remember(span: object, spanId: string, opened: SpanScope, byIdOnly = false): void {
+  rememberHeld(spanId: string, scope: SpanScope): void {
+    this.rememberById(spanId, scope);
+  }
+
+  /** Remembers a span's scope by the span object and by its span id (a run root's: its descendants'). */
+  private remember(span: object, spanId: string, opened: SpanScope): void {
     let scope = opened;
     if (opened.descendants) {
       this.roots.add(span);
       scope = opened.descendants;
-    } else if (byIdOnly) {
-      this.rememberById(spanId, scope);
-      return;
     }
     this.scopes.set(span, scope);
     this.unclosed += 1;

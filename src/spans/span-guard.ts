@@ -10,6 +10,7 @@ import type { EngineLogger } from '../util/logger.js';
 import { LiveSpanStates } from './live-span-states.js';
 import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
 import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
+import { spanIdOf } from './span-view.js';
 import type { SpanReader, SpanReading, ToolCallSource } from './span-reading.js';
 
 /** A live run: its detection state, and why it was aborted once it was. */
@@ -147,6 +148,11 @@ interface ToolSpanState<S> {
   vetoed: boolean;
   /** Its run scope is kept here for its children (see `RunScopes.resolve`'s `held`), not by the run scopes. */
   readonly scopeHeld: boolean;
+  /**
+   * Its held scope was handed back to the run scopes (`RunScopes.rememberHeld`) when its state
+   * moved out of the array of the newest, where it is no longer found by span id.
+   */
+  handedBack: boolean;
   /** Inside a live tool span of the same call (that span's state): nothing of its own is judged or recorded. */
   readonly outer?: ToolSpanState<S>;
   /**
@@ -177,7 +183,7 @@ interface ToolSpanState<S> {
 export class SpanGuard<S extends object> {
   private readonly scopes: RunScopes;
   /** While it is empty an ending span has no tool state, and most spans end without a lookup. */
-  private readonly tools = new LiveSpanStates<ToolSpanState<S>>();
+  private readonly tools = new LiveSpanStates<ToolSpanState<S>>((span, state) => this.handBack(span, state));
   private readonly runs: RunRegistry<RunState>;
   /** One for every run. */
   private readonly policy: LoopPolicy;
@@ -200,6 +206,7 @@ export class SpanGuard<S extends object> {
           `more than ${limit} live spans with a run scope: the oldest are forgotten, and children that find their parent only by span id fall back to the trace's run. Reported once.`,
         ),
       (span) => (this.tools.size > 0 ? this.heldScopeOf(span) : undefined),
+      (spanId) => (this.tools.size > 0 ? this.heldScopeById(spanId) : undefined),
     );
     this.runs = new RunRegistry<RunState>(
       { idleTtlMs: options.runIdleTtlMs, maxLiveRuns: options.maxLiveRuns },
@@ -281,12 +288,18 @@ export class SpanGuard<S extends object> {
     if (!tool) return { scope, run, armed };
     const held = this.runs.hold(scope.runKey, () => this.newRun(scope));
     run = held.state;
-    if (inner) {
-      this.tools.set(span, { tool, scope, matchedAtEnd: false, held, vetoed: false, scopeHeld, outer });
-      return { scope, run, armed, sameCallAs: parent };
-    }
-    const state: ToolSpanState<S> = { tool, scope, matchedAtEnd: false, held, vetoed: false, scopeHeld };
+    const state: ToolSpanState<S> = {
+      tool,
+      scope,
+      matchedAtEnd: false,
+      held,
+      vetoed: false,
+      scopeHeld,
+      handedBack: false,
+      outer: inner ? outer : undefined,
+    };
     this.tools.set(span, state);
+    if (inner) return { scope, run, armed, sameCallAs: parent };
     const call = tool.callAtStart();
     if (!call) return { scope, run, armed, tool };
     state.call = call;
@@ -312,10 +325,10 @@ export class SpanGuard<S extends object> {
       if (!late) return undefined;
       // It keeps the scope it resolved at its start, as a span that was no tool call then.
       const scope: SpanScope = this.scopes.get(span) ?? this.scopes.traceScope(traceIdOf(span));
-      state = { tool: late, scope, matchedAtEnd: true, vetoed: false, scopeHeld: false };
+      state = { tool: late, scope, matchedAtEnd: true, vetoed: false, scopeHeld: false, handedBack: false };
     } else {
       this.tools.delete(span);
-      if (state.scopeHeld) this.scopes.forget(span);
+      if (state.handedBack) this.scopes.forget(span);
     }
     return this.finishState(span, state);
   }
@@ -400,6 +413,19 @@ export class SpanGuard<S extends object> {
   private heldScopeOf(span: object): SpanScope | undefined {
     const state = this.tools.get(span);
     return state?.scopeHeld ? state.scope : undefined;
+  }
+
+  /** {@link heldScopeOf} by span id, among the newest tool spans (the others were handed back). */
+  private heldScopeById(spanId: string): SpanScope | undefined {
+    return this.tools.findRecent((span, state) => state.scopeHeld && spanIdOf(span) === spanId)?.scope;
+  }
+
+  /** A tool span's state left the newest: the run scopes answer for its held scope by span id now. */
+  private handBack(span: object, state: ToolSpanState<S>): void {
+    const spanId = state.scopeHeld ? spanIdOf(span) : undefined;
+    if (spanId === undefined) return;
+    this.scopes.rememberHeld(spanId, state.scope);
+    state.handedBack = true;
   }
 
   /** Releases every live run. */

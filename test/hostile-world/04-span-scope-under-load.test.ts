@@ -6,7 +6,7 @@
  */
 import { ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorld, repeatRead, resetGlobals, runRoot, SMALL, type World } from './harness.js';
+import { createWorld, repeatRead, resetGlobals, runRoot, SMALL, sc, toolCall, type World } from './harness.js';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -33,5 +33,48 @@ describe('span-context-only parents under load', () => {
     expect(firstInB).toBeUndefined();
     expect(world.loopEvents.map((event) => event.runId)).toEqual(['run-a']);
     for (const span of [...others, runA, runB, trunk]) span.end();
+  });
+
+  it('children of live tool spans find their run through the tool span’s id, however many tool spans are live', async () => {
+    world = await createWorld({ config: SMALL });
+    const root = runRoot(world.tracer, 'run-t');
+    const inRun = trace.setSpan(ROOT_CONTEXT, root);
+    // More tool spans in flight than the guard keeps among its newest: the first ones move out.
+    const delegates = Array.from({ length: 20 }, (_, i) =>
+      world!.tracer.startSpan(
+        'execute_tool delegate',
+        {
+          attributes: {
+            [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool',
+            [sc.ATTR_GEN_AI_TOOL_NAME]: 'delegate',
+            [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify({ task: i }),
+          },
+        },
+        inRun,
+      ),
+    );
+    // SMALL: the third identical call warns, which it does only when all three are in run-t.
+    const read = (path: string, under: Span) =>
+      toolCall(world!.tracer, {
+        tool: 'read',
+        args: JSON.stringify({ path }),
+        result: '"same"',
+        parent: byContextOnly(under),
+      });
+    read('/a.txt', delegates[0]);
+    read('/a.txt', delegates[19]);
+    read('/a.txt', delegates[3]);
+    read('/b.txt', delegates[15]);
+    read('/b.txt', delegates[5]);
+    read('/b.txt', delegates[17]);
+    expect(world.loopEvents.map((event) => [event.level, event.runId])).toEqual([
+      ['warning', 'run-t'],
+      ['warning', 'run-t'],
+    ]);
+    for (const span of delegates) span.end();
+    // Once its tool span ended, a child under its span context falls back to the trace's run.
+    read('/a.txt', delegates[0]);
+    expect(world.loopEvents).toHaveLength(2);
+    root.end();
   });
 });

@@ -115,8 +115,13 @@ describe('RunScopes', () => {
 describe('RunScopes held scopes', () => {
   /** Scopes whose caller keeps the scopes of `held` spans itself, as the span guard does a tool span's. */
   function withHeld() {
-    const kept = new Map<object, SpanScope>();
-    const scopes = new RunScopes(undefined, undefined, (s) => kept.get(s));
+    const kept = new Map<ReturnType<typeof span>, SpanScope>();
+    const scopes = new RunScopes(
+      undefined,
+      undefined,
+      (s) => kept.get(s as ReturnType<typeof span>),
+      (spanId) => [...kept].find(([s]) => s.ids.spanId === spanId)?.[1],
+    );
     const resolveHeld = (s: ReturnType<typeof span>, hint: RunScopeHint | undefined, parent: object) => {
       const scope = scopes.resolve(s, s.ids, hint, parent, true, false, true);
       kept.set(s, scope);
@@ -140,7 +145,6 @@ describe('RunScopes held scopes', () => {
     );
     // Once it ended, neither the caller nor the span-id map answers for it.
     kept.delete(tool);
-    scopes.forget(tool);
     expect(scopes.get(tool)).toBeUndefined();
     const late = span('h1', 'l');
     expect(scopes.resolve(late, late.ids, undefined, span('h1', 't', false), true).runKey).toBe(traceRunKey('h1'));
@@ -156,6 +160,29 @@ describe('RunScopes held scopes', () => {
     const child = span('h2', 'c');
     expect(scopes.resolve(child, child.ids, undefined, tool, true).runKey).toBe('job-h2');
     expect(scopes.closedBy(tool, 'h2', true)).toBeUndefined();
+  });
+
+  it('a held span is remembered by its span id only once handed back, and until its end forgets it', () => {
+    const scopes = new RunScopes(
+      undefined,
+      undefined,
+      () => undefined,
+      () => undefined,
+    );
+    const root = span('h4', 'r');
+    scopes.resolve(root, root.ids, { runId: 'job-h4' }, undefined, false);
+    const tool = span('h4', 't');
+    const scope = scopes.resolve(tool, tool.ids, undefined, root, true, false, true);
+    const wrapper = span('h4', 't', false);
+    const before = span('h4', 'b');
+    // Held: the run scopes leave it to the caller (which answers nothing here).
+    expect(scopes.resolve(before, before.ids, undefined, wrapper, true).runKey).toBe(traceRunKey('h4'));
+    scopes.rememberHeld('t', scope);
+    const after = span('h4', 'a');
+    expect(scopes.resolve(after, after.ids, undefined, wrapper, true).runKey).toBe('job-h4');
+    expect(scopes.forget(tool)).toBe(true);
+    const late = span('h4', 'l');
+    expect(scopes.resolve(late, late.ids, undefined, wrapper, true).runKey).toBe(traceRunKey('h4'));
   });
 
   it('a span asked to be held without a live parent is remembered as any other', () => {
