@@ -68,7 +68,7 @@ export class LiveSpanStates<V> {
     return true;
   }
 
-  /** The newest state in the array (not the `WeakMap`) that `test` accepts, with its span. */
+  /** The newest state in the array (not the `WeakMap`) that `test` accepts, asked with each span and its state. */
   findRecent(test: (span: object, state: V) => boolean): V | undefined {
     for (let i = this.recent - 1; i >= 0; i -= 1) if (test(this.spans[i]!, this.states[i]!)) return this.states[i];
     return undefined;
