@@ -6,8 +6,8 @@
  * per kind); `--all` adds the floors, lower bounds and baselines the ratios need.
  * `--update` writes the measured counts as the new budget; `--only=<kind,...>` runs a subset.
  * `--cache-sim` also simulates the caches and branch predictor (callgrind's `--cache-sim` and
- * `--branch-sim`, on the fixed geometry of {@link SIMULATED_CACHES}, so that every host reports
- * the same misses) and reports each probe's misses and mispredicts per span: what an
+ * `--branch-sim`, on the fixed geometry of {@link SIMULATED_CACHES}, so that hosts report
+ * comparable misses) and reports each probe's misses and mispredicts per span: what an
  * instruction count does not weigh, and why a time ratio can exceed the instruction ratio.
  * The simulation makes callgrind several times slower; the instruction counts do not change.
  *

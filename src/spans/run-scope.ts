@@ -53,6 +53,14 @@ function scopeOf(runKey: string, runId: string, agentId: string | undefined, isR
 }
 
 /**
+ * Whether a span's scope is worth remembering for its children: it opened a run, names an agent,
+ * or is not its trace's default run (a child in the default scope finds that without it).
+ */
+export function passesOn(scope: SpanScope, traceId: string): boolean {
+  return scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(traceId);
+}
+
+/**
  * Resolves and remembers run scopes along the span tree: the span's own run id,
  * else the nearest live ancestor's, else the trace id. Scopes are kept in a `WeakMap` keyed
  * by the span object, so a span that never ends costs nothing once the SDK drops it.
@@ -154,9 +162,8 @@ export class RunScopes {
     } else {
       scope = { runKey: traceRunKey(ids.traceId), runId: ids.traceId, agentId, isRunRoot: false };
     }
-    const notDefault = scope.isRunRoot || scope.agentId !== undefined || scope.runKey !== traceRunKey(ids.traceId);
     // A run root is remembered whoever holds it: its end must find it to release the run.
-    if (notDefault && (scope.isRunRoot || !heldByCaller)) this.remember(span, ids.spanId, scope);
+    if (passesOn(scope, ids.traceId) && (scope.isRunRoot || !heldByCaller)) this.remember(span, ids.spanId, scope);
     return scope;
   }
 

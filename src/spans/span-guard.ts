@@ -9,7 +9,7 @@ import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { LiveSpanStates } from './live-span-states.js';
 import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
-import { explicitRunKey, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
+import { explicitRunKey, passesOn, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
 import { spanIdOf } from './span-view.js';
 import type { SpanReader, SpanReading, ToolCallSource } from './span-reading.js';
 
@@ -415,14 +415,19 @@ export class SpanGuard<S extends object> {
     return state?.scopeHeld ? state.scope : undefined;
   }
 
-  /** {@link heldScopeOf} by span id, among the newest tool spans (the others were handed back). */
+  /**
+   * {@link heldScopeOf} by span id, among the newest tool spans (the others were handed back);
+   * as the run scopes' span-id map, only a scope worth passing on (`passesOn`).
+   */
   private heldScopeById(spanId: string): SpanScope | undefined {
-    return this.tools.findRecent((span, state) => state.scopeHeld && spanIdOf(span) === spanId)?.scope;
+    return this.tools.findRecent(
+      (span, state) => state.scopeHeld && spanIdOf(span) === spanId && passesOn(state.scope, traceIdOf(span)),
+    )?.scope;
   }
 
   /** A tool span's state left the newest: the run scopes answer for its held scope by span id now. */
   private handBack(span: object, state: ToolSpanState<S>): void {
-    const spanId = state.scopeHeld ? spanIdOf(span) : undefined;
+    const spanId = state.scopeHeld && passesOn(state.scope, traceIdOf(span)) ? spanIdOf(span) : undefined;
     if (spanId === undefined) return;
     this.scopes.rememberHeld(spanId, state.scope);
     state.handedBack = true;

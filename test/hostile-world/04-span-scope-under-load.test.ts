@@ -77,4 +77,31 @@ describe('span-context-only parents under load', () => {
     expect(world.loopEvents).toHaveLength(2);
     root.end();
   });
+
+  it('a sub-agent under a span-context-only tool span in its trace’s default run opens a run of its own', async () => {
+    world = await createWorld({ config: SMALL });
+    const session = world.tracer.startSpan('session');
+    const delegate = world.tracer.startSpan(
+      'execute_tool delegate',
+      {
+        attributes: {
+          [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool',
+          [sc.ATTR_GEN_AI_TOOL_NAME]: 'delegate',
+          [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{}',
+        },
+      },
+      trace.setSpan(ROOT_CONTEXT, session),
+    );
+    // The tool span's scope is the trace's default run, which a wrapper of its context does not
+    // pass on (as for any span in that scope): the agent span starts its own run.
+    const agent = world.tracer.startSpan(
+      'invoke_agent helper',
+      { attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'invoke_agent' } },
+      byContextOnly(delegate),
+    );
+    repeatRead(world.tracer, agent, 3);
+    const { traceId, spanId } = agent.spanContext();
+    expect(world.loopEvents.map((event) => event.runId)).toEqual([`${traceId}/${spanId}`]);
+    for (const span of [agent, delegate, session]) span.end();
+  });
 });
