@@ -43,22 +43,19 @@ export class LiveSpanStates<V> {
       this.older.set(span, state);
       return;
     }
-    if (this.recent < RECENT_SPANS) {
-      this.spans[this.recent] = span;
-      this.states[this.recent] = state;
-      this.recent += 1;
-      return;
+    const full = this.recent === RECENT_SPANS;
+    const oldest = this.spans[0];
+    const oldestState = this.states[0];
+    if (full) {
+      this.older.set(oldest!, oldestState!);
+      this.olderCount += 1;
+      this.removeAt(0);
     }
-    const oldest = this.spans[0]!;
-    const oldestState = this.states[0]!;
-    this.older.set(oldest, oldestState);
-    this.olderCount += 1;
-    this.removeAt(0);
     this.spans[this.recent] = span;
     this.states[this.recent] = state;
     this.recent += 1;
     // Told once both states are in place: a listener that throws loses neither.
-    this.onOlder?.(oldest, oldestState);
+    if (full) this.onOlder?.(oldest!, oldestState!);
   }
 
   /** Drops a span's state; whether it had one. */

@@ -100,7 +100,7 @@ export class RunScopes {
    *   the caller keeps with its own state of the span; `undefined` once it ended. Default: none.
    * @param heldScopeById - The same, found by the span's id (for a child under a wrapper of the
    *   held span's context), for the held spans the caller did not hand back through
-   *   {@link rememberHeld}. Default: none.
+   *   {@link rememberById}. Default: none.
    */
   constructor(
     private readonly maxBySpanId = DEFAULT_MAX_BY_SPAN_ID,
@@ -127,7 +127,7 @@ export class RunScopes {
    * `held`: the caller keeps the scope of this span (with a live parent) with its own state of
    * it, and answers {@link RunScopes.heldScope} and {@link RunScopes.heldScopeById} for it until
    * it ends: the span's scope is then not remembered here at all (a tool span's: its state is
-   * kept by the span anyway), unless the caller hands it back with {@link rememberHeld}, after
+   * kept by the span anyway), unless the caller hands it back with {@link rememberById}, after
    * which its end must {@link forget} it.
    */
   resolve(
@@ -207,14 +207,6 @@ export class RunScopes {
     return this.bySpanId.get(spanId) ?? this.heldScopeById?.(spanId);
   }
 
-  /**
-   * Remembers by its span id the scope of a live span resolved as `held` that the caller can no
-   * longer find by id itself; the span's end then calls {@link forget}.
-   */
-  rememberHeld(spanId: string, scope: SpanScope): void {
-    this.rememberById(spanId, scope);
-  }
-
   /** Remembers a span's scope by the span object and by its span id (a run root's: its descendants'). */
   private remember(span: object, spanId: string, opened: SpanScope): void {
     let scope = opened;
@@ -227,7 +219,12 @@ export class RunScopes {
     this.rememberById(spanId, scope);
   }
 
-  private rememberById(spanId: string, scope: SpanScope): void {
+  /**
+   * Remembers a scope by span id alone (as {@link remember} does besides the span object). A
+   * caller hands a live `held` span's scope back with it when it can no longer find the span by
+   * id itself; the span's end then calls {@link forget}.
+   */
+  rememberById(spanId: string, scope: SpanScope): void {
     if (!this.fullReported && this.bySpanId.size >= this.maxBySpanId && !this.bySpanId.has(spanId)) {
       this.fullReported = true;
       this.onFull?.(this.maxBySpanId);

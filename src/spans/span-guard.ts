@@ -149,7 +149,7 @@ interface ToolSpanState<S> {
   /** Its run scope is kept here for its children (see `RunScopes.resolve`'s `held`), not by the run scopes. */
   readonly scopeHeld: boolean;
   /**
-   * Its held scope was handed back to the run scopes (`RunScopes.rememberHeld`) when its state
+   * Its held scope was handed back to the run scopes (`RunScopes.rememberById`) when its state
    * moved out of the array of the newest, where it is no longer found by span id.
    */
   handedBack: boolean;
@@ -182,7 +182,10 @@ interface ToolSpanState<S> {
  */
 export class SpanGuard<S extends object> {
   private readonly scopes: RunScopes;
-  /** While it is empty an ending span has no tool state, and most spans end without a lookup. */
+  /**
+   * Asked for its `size` before each lookup: while it is empty, most spans end without one (a
+   * `get` on the empty states still counted ~90 more instructions per 100 B tool span).
+   */
   private readonly tools = new LiveSpanStates<ToolSpanState<S>>((span, state) => this.handBack(span, state));
   private readonly runs: RunRegistry<RunState>;
   /** One for every run. */
@@ -429,7 +432,7 @@ export class SpanGuard<S extends object> {
   private handBack(span: object, state: ToolSpanState<S>): void {
     const spanId = state.scopeHeld && passesOn(state.scope, traceIdOf(span)) ? spanIdOf(span) : undefined;
     if (spanId === undefined) return;
-    this.scopes.rememberHeld(spanId, state.scope);
+    this.scopes.rememberById(spanId, state.scope);
     state.handedBack = true;
   }
 

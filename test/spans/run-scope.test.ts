@@ -177,7 +177,7 @@ describe('RunScopes held scopes', () => {
     const before = span('h4', 'b');
     // Held: the run scopes leave it to the caller (which answers nothing here).
     expect(scopes.resolve(before, before.ids, undefined, wrapper, true).runKey).toBe(traceRunKey('h4'));
-    scopes.rememberHeld('t', scope);
+    scopes.rememberById('t', scope);
     const after = span('h4', 'a');
     expect(scopes.resolve(after, after.ids, undefined, wrapper, true).runKey).toBe('job-h4');
     expect(scopes.forget(tool)).toBe(true);
