@@ -4,31 +4,67 @@
  * memory in fresh processes; then the issue's targets with the figures of this run.
  * `--smoke`: a few short rounds of everything; fails only on errors and sanity checks.
  * `--only=<kind|hashing|engine|memory,...>` runs a subset; `--out=<file>` moves the JSON
- * (default .bench/latest.json, smoke: .bench/smoke.json).
+ * (default .bench/latest.json, smoke: .bench/smoke.json); `--rounds=<n>` sets the timed rounds of
+ * the span kinds below 1 MB (default 21; 60 with `--against`).
+ * `--against-entry=<index.js>` (put there by `run.mjs --against=<revision|directory>`): an A/B of
+ * two trees, each span kind's floor, ours and the other tree's processor interleaved, with
+ * `<kind>: ours / against` per kind (JSON default .bench/against.json); nothing else is run.
+ * `--ours-entry=<index.js>` (from `--against=<old>..<new>`) times `<new>`'s processor as ours.
  * Timing never fails the run: the gate is on instruction counts (`instructions.ts`).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 import { createDigester, hashToolOutcome, LoopRun, resolveLoopDetectionConfig } from '../src/engine-entry.js';
 import { measure, ratio, type Measurement, type Ratio, type Variant } from './harness.js';
-import { measuredKinds } from './span-kinds.js';
+import { AGAINST, measuredKinds, type Trees } from './span-kinds.js';
+import type { ProcessorFactory } from './spans.js';
 import { prng, structuredResultJson, textResultJson } from './workloads.js';
 
 const argv = process.argv.slice(2);
+const option = (name: string): string | undefined =>
+  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const SMOKE = argv.includes('--smoke');
-const only = argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice(7)
-  .split(',');
+const only = option('only')?.split(',');
+const againstEntry = option('against-entry');
+const againstLabel = option('against-label') ?? againstEntry;
+const oursEntry = option('ours-entry');
+const oursLabel = option('ours-label') ?? oursEntry ?? 'this tree';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
 const outFile =
-  argv.find((a) => a.startsWith('--out='))?.slice(6) ?? join(root, '.bench', SMOKE ? 'smoke.json' : 'latest.json');
-const run = (part: string): boolean => !only || only.includes(part);
+  option('out') ??
+  join(root, '.bench', SMOKE ? 'smoke.json' : againstEntry !== undefined ? 'against.json' : 'latest.json');
+/** An A/B runs span kinds only: hashing, the engine and memory measure this tree alone. */
+const run = (part: string): boolean =>
+  only ? only.includes(part) : againstEntry === undefined || !['hashing', 'engine', 'memory'].includes(part);
+
+function roundsOption(): number | undefined {
+  const text = option('rounds');
+  if (text === undefined) return againstEntry === undefined || SMOKE ? undefined : 60;
+  const rounds = Number(text);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds=${text}: expected a whole number >= 1`);
+  return rounds;
+}
+const ROUNDS = roundsOption();
+
+/** A processor class from a build `run.mjs --against` made. */
+async function factoryAt(entry: string, label: string | undefined): Promise<ProcessorFactory> {
+  const built = (await import(pathToFileURL(entry).href)) as { ToolLoopSpanProcessor?: Partial<ProcessorFactory> };
+  if (typeof built.ToolLoopSpanProcessor?.create !== 'function')
+    throw new Error(`${label ?? entry}: its src/index.ts exports no ToolLoopSpanProcessor with a create()`);
+  return built.ToolLoopSpanProcessor as ProcessorFactory;
+}
+
+/** The trees of an A/B, or undefined when this run measures this tree alone. */
+async function trees(): Promise<Trees | undefined> {
+  if (againstEntry === undefined) return undefined;
+  const against = await factoryAt(againstEntry, againstLabel);
+  return oursEntry === undefined ? { against } : { against, ours: await factoryAt(oursEntry, oursLabel) };
+}
 
 // Warm-up: at least 30 000 operations or 1 s of CPU per variant (the instruction probe's warm-ups,
 // 3 000 small tool spans at an eighth of V8's interrupt budget, are ~24 000 at the default one).
@@ -61,13 +97,14 @@ function table(title: string, m: Measurement, base: string): void {
 
 // ---------------------------------------------------------------------------------------------
 async function spanKinds(): Promise<void> {
-  for (const kind of measuredKinds()) {
+  for (const kind of measuredKinds(await trees())) {
     if (!run(kind.name) && !run('spans')) continue;
     const big = kind.name.includes('1m') || kind.name.includes('10m');
     const variants: Variant[] = [];
     for (const v of kind.variants) variants.push({ name: v.name, batch: await v.make(), quantum: v.quantum });
     const m = await measure(variants, {
       ...T,
+      ...(ROUNDS !== undefined ? { rounds: ROUNDS } : {}),
       ...(big && !SMOKE ? { rounds: kind.name.includes('10m') ? 7 : 11, batchMs: 150 } : {}),
     });
     table(kind.title, m, 'floor');
@@ -85,6 +122,10 @@ async function spanKinds(): Promise<void> {
       figures[`${kind.name}: (pipeline + ours) / pipeline`] = ratio(m, 'pipeline + ours', 'pipeline');
     if (has('pipeline')) figures[`${kind.name}: pipeline / floor`] = ratio(m, 'pipeline', 'floor');
     if (has('empty processor')) figures[`${kind.name}: empty processor / floor`] = ratio(m, 'empty processor', 'floor');
+    if (has(AGAINST)) {
+      figures[`${kind.name}: ours / ${AGAINST}`] = ratio(m, 'ours', AGAINST);
+      figures[`${kind.name}: ${AGAINST} / floor`] = ratio(m, AGAINST, 'floor');
+    }
   }
 }
 
@@ -296,7 +337,7 @@ async function main(): Promise<void> {
   console.log(
     `tool-loop-guard bench${SMOKE ? ' (smoke: few rounds, figures not meaningful)' : ''} — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
       .map((l) => l.toFixed(1))
-      .join(' ')}`,
+      .join(' ')}${againstEntry !== undefined ? `; ours: ${oursLabel}, against: ${againstLabel}` : ''}`,
   );
   await spanKinds();
   if (run('hashing')) await hashing();
@@ -328,6 +369,7 @@ async function main(): Promise<void> {
         cpus: cpus().length,
         load: loadavg(),
         smoke: SMOKE,
+        ...(againstEntry !== undefined ? { ours: oursLabel, against: againstLabel } : {}),
         figures,
         targets,
         sanity,

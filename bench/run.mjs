@@ -4,12 +4,17 @@
 // need explicit GC), or with --instructions `bench/instructions.js` (callgrind counts, the gate).
 // Type errors in bench/ stop the run; errors elsewhere are the type check's to report (tsc still
 // emits), so the bench keeps measuring while the sources are being edited.
-// Usage: node bench/run.mjs [--smoke] [--only=<part,...>] [--out=<file>]
+// With --against=<revision|directory>, it first builds that tree's processor (`against-build.mjs`)
+// and the timing bench runs it beside this tree's, interleaved (`--only` picks the span kinds);
+// --against=<old>..<new> (two revisions) times <new>'s processor as ours instead of this tree's.
+// Usage: node bench/run.mjs [--smoke] [--only=<part,...>] [--out=<file>] [--against=<rev|dir|old..new>] [--rounds=<n>]
 //        node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>]
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAgainst } from './against-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -25,6 +30,26 @@ if (build.status !== 0) {
 }
 const args = process.argv.slice(2);
 const instructions = args.includes('--instructions');
+const againstSpec = args.find((a) => a.startsWith('--against='))?.slice('--against='.length);
+if (againstSpec !== undefined) {
+  if (instructions) {
+    console.error('bench: --against times two trees side by side; it does not combine with --instructions');
+    process.exit(1);
+  }
+  try {
+    const range = /^(.+[^.])\.\.([^.].*)$/.exec(againstSpec);
+    const [old, newer] = range && !existsSync(againstSpec) ? [range[1], range[2]] : [againstSpec, undefined];
+    const against = buildAgainst(root, old, tsc);
+    args.push(`--against-entry=${against.entry}`, `--against-label=${against.label}`);
+    if (newer !== undefined) {
+      const ours = buildAgainst(root, newer, tsc);
+      args.push(`--ours-entry=${ours.entry}`, `--ours-label=${ours.label}`);
+    }
+  } catch (error) {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
 const result = spawnSync(
   process.execPath,
   instructions

@@ -9,7 +9,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import xxhash from 'xxhash-wasm';
 import { NaiveLoopSpanProcessor } from './naive-processor.js';
 import { EXPORT_BATCH, PIPELINE_YIELD_EVERY, realisticPipeline } from './pipeline.js';
-import { ours, startRun, toolSpan, tracerWith } from './spans.js';
+import { ours, processorOf, startRun, toolSpan, tracerWith, type ProcessorFactory } from './spans.js';
 import {
   argsJson,
   httpAttributes,
@@ -73,8 +73,24 @@ interface ToolTraffic {
   readonly pipeline: boolean;
 }
 
-/** Tool spans under one run root: arguments at start, result before end, full detection. */
-function toolKind(traffic: ToolTraffic): MeasuredKind {
+/** The variant name of the other tree's processor when the bench runs `--against` one. */
+export const AGAINST = 'against';
+
+/**
+ * The trees an A/B compares (`--against`): `against`, the other tree's processor class; `ours`,
+ * when given, replaces this tree's (`--against=<old>..<new>`).
+ */
+export interface Trees {
+  readonly against: ProcessorFactory;
+  readonly ours?: ProcessorFactory;
+}
+
+/**
+ * Tool spans under one run root: arguments at start, result before end, full detection. With
+ * `trees`, the variants are the floor, ours and the other tree's processor only: an A/B of two
+ * trees, with nothing else in the rounds.
+ */
+function toolKind(traffic: ToolTraffic, trees: Trees | undefined): MeasuredKind {
   const problems: string[] = [];
   let data: { args: string[]; results: string[]; ids: string[] } | undefined;
   const workload = () =>
@@ -95,9 +111,10 @@ function toolKind(traffic: ToolTraffic): MeasuredKind {
     };
     return repeated(one, yieldEvery);
   };
-  const oursWith = async (pipeline: boolean): Promise<Batch> => {
+  const oursWith = async (pipeline: boolean, from?: ProcessorFactory): Promise<Batch> => {
     let events = 0;
-    const processor = await ours(() => void (events += 1));
+    const onEvent = () => void (events += 1);
+    const processor = await processorOf(from, onEvent);
     const p = pipeline ? realisticPipeline() : undefined;
     const batch = spans(
       tracerWith(...(p ? [processor, p.processor] : [processor])),
@@ -112,8 +129,12 @@ function toolKind(traffic: ToolTraffic): MeasuredKind {
   };
   const variants: KindVariant[] = [
     { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) },
-    { name: 'ours', make: () => oursWith(false) },
+    { name: 'ours', make: () => oursWith(false, trees?.ours) },
   ];
+  if (trees !== undefined) {
+    variants.push({ name: AGAINST, make: () => oursWith(false, trees.against) });
+    return { name: traffic.name, title: traffic.title, variants, problems: () => problems.splice(0) };
+  }
   if (traffic.bounds) {
     variants.push(
       {
@@ -155,8 +176,8 @@ function toolKind(traffic: ToolTraffic): MeasuredKind {
   return { name: traffic.name, title: traffic.title, variants, problems: () => problems.splice(0) };
 }
 
-/** A server span with 10 HTTP attributes, no tool, no run: what most spans are. */
-function plainKind(): MeasuredKind {
+/** A server span with 10 HTTP attributes, no tool, no run: what most spans are (`trees`: see {@link toolKind}). */
+function plainKind(trees: Trees | undefined): MeasuredKind {
   const attrs = Array.from({ length: 64 }, (_, i) => httpAttributes(i));
   const spans = (tracer: Tracer, yieldEvery = 0): Batch => {
     let i = 0;
@@ -167,9 +188,21 @@ function plainKind(): MeasuredKind {
     };
     return repeated(one, yieldEvery);
   };
+  const title = 'plain span: 10 HTTP attributes, root, start + end';
+  if (trees !== undefined)
+    return {
+      name: 'plain',
+      title,
+      variants: [
+        { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) },
+        { name: 'ours', make: async () => spans(tracerWith(await processorOf(trees.ours))) },
+        { name: AGAINST, make: async () => spans(tracerWith(await processorOf(trees.against))) },
+      ],
+      problems: () => [],
+    };
   return {
     name: 'plain',
-    title: 'plain span: 10 HTTP attributes, root, start + end',
+    title,
     variants: [
       { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) },
       { name: 'empty processor', make: () => Promise.resolve(spans(tracerWith(EMPTY_PROCESSOR))) },
@@ -191,69 +224,71 @@ function plainKind(): MeasuredKind {
 
 const MB = 1024 * 1024;
 
-/** Every kind, in the order the bench reports them. */
-export function measuredKinds(): MeasuredKind[] {
-  return [
-    plainKind(),
-    toolKind({
-      name: 'tool-100b',
-      title: 'tool span: ~100 B args, ~100 B result, unique calls',
-      pool: 4096,
-      args: smallArgsJson,
-      result: smallResultJson,
-      bounds: true,
-      naive: true,
-      pipeline: true,
-    }),
-    toolKind({
-      name: 'tool-10k-text',
-      title: 'tool span: 1 KB args, 10 KB text result, 16 calls repeating',
-      pool: 16,
-      args: argsJson,
-      result: (i) => textResultJson(i),
-      bounds: true,
-      naive: true,
-      pipeline: true,
-    }),
-    toolKind({
-      name: 'tool-10k-text-unique',
-      title: 'tool span: 1 KB args, 10 KB text result, unique calls',
-      pool: 512,
-      args: argsJson,
-      result: (i) => textResultJson(i),
-      bounds: true,
-      naive: true,
-      pipeline: true,
-    }),
-    toolKind({
-      name: 'tool-10k-structured',
-      title: 'tool span: 1 KB args, 10 KB structured result, unique calls',
-      pool: 512,
-      args: argsJson,
-      result: (i) => structuredResultJson(i),
-      bounds: true,
-      naive: true,
-      pipeline: false,
-    }),
-    toolKind({
-      name: 'tool-1m-text',
-      title: 'tool span: 1 KB args, 1 MB text result, 4 calls in turn',
-      pool: 4,
-      args: argsJson,
-      result: (i) => textResultJson(i, MB),
-      bounds: true,
-      naive: false,
-      pipeline: false,
-    }),
-    toolKind({
-      name: 'tool-10m-text',
-      title: 'tool span: 1 KB args, 10 MB text result, 4 calls in turn',
-      pool: 4,
-      args: argsJson,
-      result: (i) => textResultJson(i, 10 * MB),
-      bounds: true,
-      naive: false,
-      pipeline: false,
-    }),
-  ];
+/** The tool-span traffic the bench runs, in the order it reports them. */
+const TOOL_TRAFFIC: readonly ToolTraffic[] = [
+  {
+    name: 'tool-100b',
+    title: 'tool span: ~100 B args, ~100 B result, unique calls',
+    pool: 4096,
+    args: smallArgsJson,
+    result: smallResultJson,
+    bounds: true,
+    naive: true,
+    pipeline: true,
+  },
+  {
+    name: 'tool-10k-text',
+    title: 'tool span: 1 KB args, 10 KB text result, 16 calls repeating',
+    pool: 16,
+    args: argsJson,
+    result: (i) => textResultJson(i),
+    bounds: true,
+    naive: true,
+    pipeline: true,
+  },
+  {
+    name: 'tool-10k-text-unique',
+    title: 'tool span: 1 KB args, 10 KB text result, unique calls',
+    pool: 512,
+    args: argsJson,
+    result: (i) => textResultJson(i),
+    bounds: true,
+    naive: true,
+    pipeline: true,
+  },
+  {
+    name: 'tool-10k-structured',
+    title: 'tool span: 1 KB args, 10 KB structured result, unique calls',
+    pool: 512,
+    args: argsJson,
+    result: (i) => structuredResultJson(i),
+    bounds: true,
+    naive: true,
+    pipeline: false,
+  },
+  {
+    name: 'tool-1m-text',
+    title: 'tool span: 1 KB args, 1 MB text result, 4 calls in turn',
+    pool: 4,
+    args: argsJson,
+    result: (i) => textResultJson(i, MB),
+    bounds: true,
+    naive: false,
+    pipeline: false,
+  },
+  {
+    name: 'tool-10m-text',
+    title: 'tool span: 1 KB args, 10 MB text result, 4 calls in turn',
+    pool: 4,
+    args: argsJson,
+    result: (i) => textResultJson(i, 10 * MB),
+    bounds: true,
+    naive: false,
+    pipeline: false,
+  },
+];
+
+/** Every kind, in the order the bench reports them; with `trees`, as an A/B of those (see {@link Trees}). */
+export function measuredKinds(trees?: Trees): MeasuredKind[] {
+  return [plainKind(trees), ...TOOL_TRAFFIC.map((traffic) => toolKind(traffic, trees))];
 }

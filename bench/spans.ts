@@ -15,6 +15,19 @@ export async function ours(onEvent?: () => void): Promise<ToolLoopSpanProcessor>
   return ToolLoopSpanProcessor.create({ config: ENABLED, onLoopEvent: onEvent });
 }
 
+/**
+ * What the bench asks of another tree's processor class (`--against`): its `create`, typed only
+ * as far as the bench uses it, since that tree's types are not this one's.
+ */
+export interface ProcessorFactory {
+  create(options: { config: typeof ENABLED; onLoopEvent?: () => void }): Promise<SpanProcessor>;
+}
+
+/** {@link ours}, or with `factory` the same config and callback given to another tree's processor class. */
+export async function processorOf(factory: ProcessorFactory | undefined, onEvent?: () => void): Promise<SpanProcessor> {
+  return factory === undefined ? ours(onEvent) : factory.create({ config: ENABLED, onLoopEvent: onEvent });
+}
+
 /** Starts a run root span (with `tool_loop.run_id`) and returns it with its context. */
 export function startRun(tracer: Tracer, runId: string): { end(): void; ctx: Context } {
   const root = tracer.startSpan(

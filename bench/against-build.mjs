@@ -1,0 +1,87 @@
+// Builds the processor that `npm run bench -- --against=<revision|directory>` times beside this
+// tree's: the `src/` of a git revision of this repository (taken with `git archive`, so the work
+// tree is not touched) or of another checkout, compiled with this tree's tsc into
+// `.bench/against/<key>/build`. The build sits under this tree, so it imports the same
+// `node_modules` (the same SDK, exporter and xxhash-wasm) as this tree's processor: the two
+// variants differ only in their sources.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** A short, path-safe name for what is compared against: the commit for a revision, else the directory. */
+function keyOf(label) {
+  return (
+    label
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(-80) || 'against'
+  );
+}
+
+/** Copies a revision's `src/` into `dir/src` (the copy is kept per commit, so a re-run compiles nothing new). */
+function exportRevision(root, commit, dir) {
+  const src = join(dir, 'src');
+  if (existsSync(join(src, 'index.ts'))) return src;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const archive = spawnSync('git', ['-C', root, 'archive', '--format=tar', commit, 'src'], {
+    maxBuffer: 1 << 28,
+  });
+  if (archive.status !== 0) throw new Error(`git archive ${commit} src: ${archive.stderr || archive.error}`);
+  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout });
+  if (untar.status !== 0) throw new Error(`tar -x into ${dir}: ${untar.stderr || untar.error}`);
+  return src;
+}
+
+/**
+ * Resolves `spec` (a git revision of the tree at `root`, or a checkout's directory), compiles its
+ * `src/` and returns `{ label, entry }`: what the bench prints, and the built `index.js` to import.
+ * Throws with a message saying what was not found or failed to build.
+ */
+export function buildAgainst(root, spec, tsc) {
+  let label;
+  let src;
+  let dir;
+  if (existsSync(spec) && statSync(spec).isDirectory()) {
+    src = join(resolve(spec), 'src');
+    if (!existsSync(join(src, 'index.ts'))) throw new Error(`--against=${spec}: no src/index.ts in that directory`);
+    label = resolve(spec);
+    dir = join(root, '.bench', 'against', keyOf(label));
+    mkdirSync(dir, { recursive: true });
+  } else {
+    const parsed = spawnSync('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `${spec}^{commit}`], {
+      encoding: 'utf8',
+    });
+    if (parsed.status !== 0)
+      throw new Error(`--against=${spec}: neither a directory nor a revision of this repository`);
+    const commit = parsed.stdout.trim();
+    label = commit.startsWith(spec) ? commit.slice(0, 7) : `${spec} (${commit.slice(0, 7)})`;
+    dir = join(root, '.bench', 'against', commit);
+    src = exportRevision(root, commit, dir);
+  }
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      extends: join(root, 'tsconfig.json'),
+      compilerOptions: {
+        rootDir: src,
+        outDir: join(dir, 'build'),
+        noEmit: false,
+        declaration: false,
+        sourceMap: false,
+        incremental: true,
+        tsBuildInfoFile: join(dir, 'build', '.tsbuildinfo'),
+        typeRoots: [join(root, 'node_modules', '@types')],
+      },
+      include: [join(src, '**', '*.ts')],
+    }),
+  );
+  const build = spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: root, encoding: 'utf8' });
+  const entry = join(dir, 'build', 'index.js');
+  if (build.error || !existsSync(entry))
+    throw new Error(`--against=${spec}: tsc emitted no build/index.js\n${build.stdout}${build.error ?? ''}`);
+  // Another tree's sources may not type-check against this tree's dependencies; tsc still emits,
+  // and what it emitted is what runs.
+  if (build.status !== 0) console.warn(`bench: type errors in ${label} (tsc still emitted; measuring that)`);
+  return { label, entry };
+}
