@@ -4,7 +4,7 @@
  * With many other scoped spans alive, that lookup must not silently fall back to the trace id
  * and merge two runs of one trace.
  */
-import { ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace, type Context, type Span } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorld, repeatRead, resetGlobals, runRoot, SMALL, sc, toolCall, type World } from './harness.js';
 
@@ -17,6 +17,23 @@ afterEach(async () => {
 
 /** A context that holds only the span's span context, not the span object. */
 const byContextOnly = (span: Span) => trace.setSpanContext(ROOT_CONTEXT, span.spanContext());
+
+/** `count` live `delegate` tool spans under `parent`, each with arguments of its own. */
+function liveDelegates(world: World, parent: Context, count: number): Span[] {
+  return Array.from({ length: count }, (_, i) =>
+    world.tracer.startSpan(
+      'execute_tool delegate',
+      {
+        attributes: {
+          [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool',
+          [sc.ATTR_GEN_AI_TOOL_NAME]: 'delegate',
+          [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify({ task: i }),
+        },
+      },
+      parent,
+    ),
+  );
+}
 
 describe('span-context-only parents under load', () => {
   it('two runs in one trace keep separate histories with 12 000 other scoped spans alive', async () => {
@@ -40,19 +57,7 @@ describe('span-context-only parents under load', () => {
     const root = runRoot(world.tracer, 'run-t');
     const inRun = trace.setSpan(ROOT_CONTEXT, root);
     // More tool spans in flight than the guard keeps among its newest: the first ones move out.
-    const delegates = Array.from({ length: 20 }, (_, i) =>
-      world!.tracer.startSpan(
-        'execute_tool delegate',
-        {
-          attributes: {
-            [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool',
-            [sc.ATTR_GEN_AI_TOOL_NAME]: 'delegate',
-            [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: JSON.stringify({ task: i }),
-          },
-        },
-        inRun,
-      ),
-    );
+    const delegates = liveDelegates(world, inRun, 20);
     // SMALL: the third identical call warns, which it does only when all three are in run-t.
     const read = (path: string, under: Span) =>
       toolCall(world!.tracer, {
@@ -75,6 +80,42 @@ describe('span-context-only parents under load', () => {
     // Once its tool span ended, a child under its span context falls back to the trace's run.
     read('/a.txt', delegates[0]);
     expect(world.loopEvents).toHaveLength(2);
+    root.end();
+  });
+
+  it('tool spans beyond the newest eight leave nothing by span id once they end, in whatever order', async () => {
+    world = await createWorld({ config: SMALL });
+    const root = runRoot(world.tracer, 'run-t');
+    const traceId = root.spanContext().traceId;
+    const inRun = trace.setSpan(ROOT_CONTEXT, root);
+    const delegates = liveDelegates(world, inRun, 12);
+    // The run of calls under a span's context alone: three identical reads (SMALL: the third
+    // warns), of a path of their own, and the run of that warning (`trace`: the trace's run).
+    let probes = 0;
+    const runUnder = (span: Span) => {
+      const before = world!.loopEvents.length;
+      for (let k = 0; k < 3; k += 1)
+        toolCall(world!.tracer, {
+          tool: 'read',
+          args: JSON.stringify({ path: `/probe-${probes}` }),
+          result: '"same"',
+          parent: byContextOnly(span),
+        });
+      probes += 1;
+      return world!.loopEvents.slice(before).map((event) => (event.runId === traceId ? 'trace' : event.runId));
+    };
+    const all = delegates.map((_, i) => i);
+    // Live, the oldest moved out of the newest (and each probe's own tool spans push out more).
+    for (const i of all) expect(runUnder(delegates[i]), `live delegate ${i}`).toEqual(['run-t']);
+    // Some end while the others are live, moved out and newest alike; then the rest, newest first.
+    const firstEnded = [0, 11, 5, 2, 8, 1];
+    const thenEnded = all.filter((i) => !firstEnded.includes(i)).reverse();
+    for (const i of firstEnded) delegates[i].end();
+    for (const i of firstEnded) expect(runUnder(delegates[i]), `ended delegate ${i}`).toEqual(['trace']);
+    for (const i of thenEnded) expect(runUnder(delegates[i]), `live delegate ${i}`).toEqual(['run-t']);
+    for (const i of thenEnded) delegates[i].end();
+    // Nothing of any of them is left by span id: every child of theirs is in the trace's run.
+    for (const i of all) expect(runUnder(delegates[i]), `ended delegate ${i}`).toEqual(['trace']);
     root.end();
   });
 
