@@ -5,7 +5,7 @@
 // `node_modules` (the same SDK, exporter and xxhash-wasm) as this tree's processor: the two
 // variants differ only in their sources.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** A short, path-safe name for what is compared against: the commit for a revision, else the directory. */
@@ -18,18 +18,26 @@ function keyOf(label) {
   );
 }
 
-/** Copies a revision's `src/` into `dir/src` (the copy is kept per commit, so a re-run compiles nothing new). */
+/**
+ * Copies a revision's `src/` into `dir/src`, kept per commit so that a re-run compiles nothing
+ * new. Extracted beside it and renamed into place, so an interrupted copy is never taken for a
+ * whole one.
+ */
 function exportRevision(root, commit, dir) {
   const src = join(dir, 'src');
-  if (existsSync(join(src, 'index.ts'))) return src;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+  if (existsSync(src)) return src;
   const archive = spawnSync('git', ['-C', root, 'archive', '--format=tar', commit, 'src'], {
     maxBuffer: 1 << 28,
   });
   if (archive.status !== 0) throw new Error(`git archive ${commit} src: ${archive.stderr || archive.error}`);
-  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout });
-  if (untar.status !== 0) throw new Error(`tar -x into ${dir}: ${untar.stderr || untar.error}`);
+  const partial = `${dir}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  const untar = spawnSync('tar', ['-x', '-C', partial], { input: archive.stdout });
+  if (untar.status !== 0) throw new Error(`tar -x into ${partial}: ${untar.stderr || untar.error}`);
+  mkdirSync(dir, { recursive: true });
+  renameSync(join(partial, 'src'), src);
+  rmSync(partial, { recursive: true, force: true });
   return src;
 }
 

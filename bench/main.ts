@@ -38,9 +38,12 @@ const root = join(here, '..', '..', '..');
 const outFile =
   option('out') ??
   join(root, '.bench', SMOKE ? 'smoke.json' : againstEntry !== undefined ? 'against.json' : 'latest.json');
-/** An A/B runs span kinds only: hashing, the engine and memory measure this tree alone. */
+/** Parts that measure one tree (this one, even with `--ours-entry`): an A/B leaves them out. */
+const ONE_TREE_PARTS = ['hashing', 'engine', 'memory'];
+if (againstEntry !== undefined && only?.some((part) => ONE_TREE_PARTS.includes(part)))
+  console.warn(`bench: ${ONE_TREE_PARTS.join(', ')} measure one tree; an A/B (--against) leaves them out`);
 const run = (part: string): boolean =>
-  only ? only.includes(part) : againstEntry === undefined || !['hashing', 'engine', 'memory'].includes(part);
+  (againstEntry === undefined || !ONE_TREE_PARTS.includes(part)) && (!only || only.includes(part));
 
 function roundsOption(): number | undefined {
   const text = option('rounds');
