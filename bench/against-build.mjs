@@ -1,11 +1,11 @@
 // Builds the processor that `npm run bench -- --against=<revision|directory>` times beside this
 // tree's: the `src/` of a git revision of this repository (taken with `git archive`, so the work
-// tree is not touched) or of another checkout, compiled with this tree's tsc into
+// tree is not touched) or of another checkout (copied), compiled with this tree's tsc into
 // `.bench/against/<key>/build`. The build sits under this tree, so it imports the same
 // `node_modules` (the same SDK, exporter and xxhash-wasm) as this tree's processor: the two
 // variants differ only in their sources.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** A short, path-safe name for what is compared against: the commit for a revision, else the directory. */
@@ -51,11 +51,17 @@ export function buildAgainst(root, spec, tsc) {
   let src;
   let dir;
   if (existsSync(spec) && statSync(spec).isDirectory()) {
-    src = join(resolve(spec), 'src');
-    if (!existsSync(join(src, 'index.ts'))) throw new Error(`--against=${spec}: no src/index.ts in that directory`);
+    const theirs = join(resolve(spec), 'src');
+    if (!existsSync(join(theirs, 'index.ts'))) throw new Error(`--against=${spec}: no src/index.ts in that directory`);
     label = resolve(spec);
     dir = join(root, '.bench', 'against', keyOf(label));
-    mkdirSync(dir, { recursive: true });
+    // Copied under this tree, as a revision's is: tsc emits ES modules for sources in this
+    // package's scope, and a directory outside any package (a scratch copy of src/) would
+    // otherwise be compiled to CommonJS, which the bench cannot import. Afresh each run, so that
+    // files deleted there are gone here.
+    src = join(dir, 'src');
+    rmSync(src, { recursive: true, force: true });
+    cpSync(theirs, src, { recursive: true });
   } else {
     const parsed = spawnSync('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `${spec}^{commit}`], {
       encoding: 'utf8',

@@ -8,12 +8,14 @@
  * the span kinds below 1 MB (default 21; 60 with `--against`).
  * `--against-entry=<index.js>` (put there by `run.mjs --against=<revision|directory>`): an A/B of
  * two trees, each span kind's floor, ours and the other tree's processor interleaved, with
- * `<kind>: ours / against` per kind (JSON default .bench/against.json); nothing else is run.
- * `--ours-entry=<index.js>` (from `--against=<old>..<new>`) times `<new>`'s processor as ours.
+ * `<kind>: ours / against` per kind, and the two trees' `hashToolOutcome` of the 1 MB results
+ * (`hashing <shape> 1 MB: ours / against`; JSON default .bench/against.json); the engine and
+ * memory are not run. `--ours-entry=<index.js>` (from `--against=<old>..<new>`) times `<new>`'s
+ * processor and hashing as ours.
  * Timing never fails the run: the gate is on instruction counts (`instructions.ts`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,7 +41,7 @@ const outFile =
   option('out') ??
   join(root, '.bench', SMOKE ? 'smoke.json' : againstEntry !== undefined ? 'against.json' : 'latest.json');
 /** Parts that measure one tree (this one, even with `--ours-entry`): an A/B leaves them out. */
-const ONE_TREE_PARTS = ['hashing', 'engine', 'memory'];
+const ONE_TREE_PARTS = ['engine', 'memory'];
 if (againstEntry !== undefined && only?.some((part) => ONE_TREE_PARTS.includes(part)))
   console.warn(`bench: ${ONE_TREE_PARTS.join(', ')} measure one tree; an A/B (--against) leaves them out`);
 const run = (part: string): boolean =>
@@ -60,6 +62,28 @@ async function factoryAt(entry: string, label: string | undefined): Promise<Proc
   if (typeof built.ToolLoopSpanProcessor?.create !== 'function')
     throw new Error(`${label ?? entry}: its src/index.ts exports no ToolLoopSpanProcessor with a create()`);
   return built.ToolLoopSpanProcessor as ProcessorFactory;
+}
+
+/** What the hashing part times of one tree: its digester and outcome hashing. */
+interface Hashers {
+  readonly createDigester: typeof createDigester;
+  readonly hashToolOutcome: typeof hashToolOutcome;
+}
+
+/**
+ * The hashing of the tree whose processor entry is `entry`: its `engine-entry.js`, beside the
+ * entry in the same build; `undefined`, with a warning, for a tree without one (hashing is then
+ * left out of the A/B).
+ */
+async function hashersAt(entry: string, label: string | undefined): Promise<Hashers | undefined> {
+  const path = join(dirname(entry), 'engine-entry.js');
+  const built = existsSync(path) ? ((await import(pathToFileURL(path).href)) as Partial<Hashers>) : {};
+  if (typeof built.createDigester === 'function' && typeof built.hashToolOutcome === 'function')
+    return built as Hashers;
+  console.warn(
+    `bench: ${label ?? entry} has no engine entry exporting createDigester and hashToolOutcome; hashing left out`,
+  );
+  return undefined;
 }
 
 /** The trees of an A/B, or undefined when this run measures this tree alone. */
@@ -134,52 +158,84 @@ async function spanKinds(): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // Hashing a 1 MB result given as a value (what `traceToolCall` hashes), against xxhash64 over
-// the same result's JSON text.
-async function hashing(): Promise<void> {
+// the same result's JSON text; in an A/B, this tree's hashing against the other tree's.
+const OURS_HASHING = 'ours hashToolOutcome';
+const AGAINST_HASHING = `${AGAINST} hashToolOutcome`;
+
+type Outcome = Parameters<typeof hashToolOutcome>[1];
+
+/** A variant hashing `outcome` with `hashers`, after checking that a copy hashes the same. */
+async function hashingVariant(name: string, hashers: Hashers, outcome: Outcome, shape: string): Promise<Variant> {
+  const digester = await hashers.createDigester();
+  const first = hashers.hashToolOutcome(digester, outcome).resultHash;
+  if (hashers.hashToolOutcome(digester, structuredClone(outcome)).resultHash !== first)
+    sanity.push(`hashing (${shape}, ${name}): a copy of the result hashed differently`);
+  return {
+    name,
+    batch: (ops) => {
+      for (let n = 0; n < ops; n += 1) hashers.hashToolOutcome(digester, outcome);
+    },
+  };
+}
+
+async function hashing(ab: { ours: Hashers; against: Hashers } | undefined): Promise<void> {
   const api = await xxhash();
-  const digester = await createDigester();
   for (const shape of ['text', 'structured'] as const) {
     const json = shape === 'text' ? textResultJson(0, 1024 * 1024) : structuredResultJson(0, 1024 * 1024);
     const bytes = Buffer.from(json);
-    const result = JSON.parse(json) as unknown;
-    const outcome = { toolName: 'read', params: { path: '/x' }, result };
-    const first = hashToolOutcome(digester, outcome).resultHash;
-    if (hashToolOutcome(digester, structuredClone(outcome)).resultHash !== first)
-      sanity.push(`hashing (${shape}): a copy of the result hashed differently`);
-    const m = await measure(
-      [
-        {
-          name: 'xxh64 of the JSON bytes',
-          batch: (ops) => {
-            for (let n = 0; n < ops; n += 1) api.h64Raw(bytes);
-          },
-        },
-        {
-          name: 'ours hashToolOutcome',
-          batch: (ops) => {
-            for (let n = 0; n < ops; n += 1) hashToolOutcome(digester, outcome);
-          },
-        },
-      ],
-      { ...T, ...(SMOKE ? {} : { rounds: 11, batchMs: 100 }) },
-    );
+    // Each tree hashes a result of its own, so that neither meets objects the other's code shaped.
+    const outcomeOf = (): Outcome => ({
+      toolName: 'read',
+      params: { path: '/x' },
+      result: JSON.parse(json) as unknown,
+    });
+    const variants: Variant[] =
+      ab === undefined
+        ? [
+            {
+              name: 'xxh64 of the JSON bytes',
+              batch: (ops) => {
+                for (let n = 0; n < ops; n += 1) api.h64Raw(bytes);
+              },
+            },
+            await hashingVariant(OURS_HASHING, { createDigester, hashToolOutcome }, outcomeOf(), shape),
+          ]
+        : [
+            await hashingVariant(OURS_HASHING, ab.ours, outcomeOf(), shape),
+            await hashingVariant(AGAINST_HASHING, ab.against, outcomeOf(), shape),
+          ];
+    // An A/B alternates short batches (a few hashes each) over many rounds: the trees' difference
+    // is a few per cent, and the machine's speed drifts by more within a second.
+    const timing = SMOKE ? {} : ab === undefined ? { rounds: 11, batchMs: 100 } : { rounds: ROUNDS ?? 60, batchMs: 20 };
+    const m = await measure(variants, { ...T, ...timing });
     table(
       `hashing a ${(bytes.length / 1048576).toFixed(2)} MB ${shape} result (given as a value)`,
       m,
-      'xxh64 of the JSON bytes',
+      ab === undefined ? 'xxh64 of the JSON bytes' : AGAINST_HASHING,
     );
     const mbps = (name: string) => bytes.length / 1048576 / (m.nsPerOp[name] / 1e9);
-    const perRound = m.samples['ours hashToolOutcome']
-      .map((ns) => bytes.length / 1048576 / (ns / 1e9))
-      .sort((a, b) => a - b);
+    const perRound = m.samples[OURS_HASHING].map((ns) => bytes.length / 1048576 / (ns / 1e9)).sort((a, b) => a - b);
     figures[`hashing ${shape} 1 MB: ours MB/s`] = {
-      value: mbps('ours hashToolOutcome'),
+      value: mbps(OURS_HASHING),
       q1: perRound[Math.floor((perRound.length - 1) / 4)],
       q3: perRound[Math.ceil(((perRound.length - 1) * 3) / 4)],
     };
-    figures[`hashing ${shape} 1 MB: xxh64 of the JSON bytes MB/s`] = mbps('xxh64 of the JSON bytes');
+    if (ab === undefined)
+      figures[`hashing ${shape} 1 MB: xxh64 of the JSON bytes MB/s`] = mbps('xxh64 of the JSON bytes');
+    else {
+      figures[`hashing ${shape} 1 MB: ${AGAINST} MB/s`] = mbps(AGAINST_HASHING);
+      figures[`hashing ${shape} 1 MB: ours / ${AGAINST}`] = ratio(m, OURS_HASHING, AGAINST_HASHING);
+    }
     details[`hashing_${shape}`] = { ...m, bytes: bytes.length };
   }
+}
+
+/** The two trees' hashing for an A/B (`undefined` when either tree has none). */
+async function hashingTrees(): Promise<{ ours: Hashers; against: Hashers } | undefined> {
+  if (againstEntry === undefined) return undefined;
+  const against = await hashersAt(againstEntry, againstLabel);
+  const ours = oursEntry === undefined ? { createDigester, hashToolOutcome } : await hashersAt(oursEntry, oursLabel);
+  return against !== undefined && ours !== undefined ? { ours, against } : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,7 +399,10 @@ async function main(): Promise<void> {
       .join(' ')}${againstEntry !== undefined ? `; ours: ${oursLabel}, against: ${againstLabel}` : ''}`,
   );
   await spanKinds();
-  if (run('hashing')) await hashing();
+  if (run('hashing')) {
+    const ab = await hashingTrees();
+    if (againstEntry === undefined || ab !== undefined) await hashing(ab);
+  }
   if (run('engine')) await engine();
   if (run('memory')) memory();
 
