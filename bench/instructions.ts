@@ -26,6 +26,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchOptions, onlyOption } from './cli-options.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
@@ -33,14 +34,18 @@ const BUDGET_FILE = join(root, 'bench', 'instruction-budget.json');
 const OUT_FILE = join(root, '.bench', 'instructions.json');
 const TOLERANCE = 1.1;
 
-const argv = process.argv.slice(2);
-const UPDATE = argv.includes('--update');
-const ALL = argv.includes('--all');
-const CACHE_SIM = argv.includes('--cache-sim');
-const only = argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice(7)
-  .split(',');
+const options = benchOptions(
+  {
+    all: { type: 'boolean', default: false },
+    'cache-sim': { type: 'boolean', default: false },
+    update: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+  'node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>]',
+);
+const UPDATE = options.update;
+const ALL = options.all;
+const CACHE_SIM = options['cache-sim'];
 
 interface Probe {
   readonly kind: string;
@@ -260,6 +265,7 @@ type Budget = Record<string, number>;
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const only = onlyOption(options.only, [...new Set(PROBES.map((p) => p.kind))]);
   const probes = PROBES.filter((p) => (!only || only.includes(p.kind)) && (ALL || p.variant === 'ours'));
   const counts = await countAll(probes);
   const per = (kind: string, variant: string): number | undefined =>

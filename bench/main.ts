@@ -3,16 +3,18 @@
  * structured and text hashing throughput, the engine's per-call cost against history size, and
  * memory in fresh processes; then the issue's targets with the figures of this run.
  * `--smoke`: a few short rounds of everything; fails only on errors and sanity checks.
- * `--only=<kind|hashing|engine|memory,...>` runs a subset; `--out=<file>` moves the JSON
- * (default .bench/latest.json, smoke: .bench/smoke.json); `--rounds=<n>` sets the timed rounds of
- * the span kinds below 1 MB (default 21; 60 with `--against`).
+ * `--only=<kind|spans|hashing|engine|memory,...>` runs a subset (`spans`: every kind);
+ * `--out=<file>` moves the JSON (default .bench/latest.json, smoke: .bench/smoke.json);
+ * `--rounds=<n>` sets the timed rounds of the span kinds below 1 MB (default 21; 60 with
+ * `--against`).
  * `--against-entry=<index.js>` (put there by `run.mjs --against=<revision|directory>`): an A/B of
  * two trees, each span kind's floor, ours and the other tree's processor interleaved, with
  * `<kind>: ours / against` per kind, and the two trees' `hashToolOutcome` of the 1 MB results
  * (`hashing <shape> 1 MB: ours / against`; JSON default .bench/against.json); the engine and
  * memory are not run. `--ours-entry=<index.js>` (from `--against=<old>..<new>`) times `<new>`'s
  * processor and hashing as ours.
- * Timing never fails the run: the gate is on instruction counts (`instructions.ts`).
+ * Timing never fails the run: the gate is on instruction counts (`instructions.ts`). An unknown
+ * option or `--only` name stops it before anything runs (`cli-options.ts`).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -21,40 +23,48 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 import { createDigester, hashToolOutcome, LoopRun, resolveLoopDetectionConfig } from '../src/engine-entry.js';
+import { benchOptions, onlyOption, roundsOption } from './cli-options.js';
 import { measure, ratio, type Measurement, type Ratio, type Variant } from './harness.js';
 import { AGAINST, measuredKinds, type Trees } from './span-kinds.js';
 import type { ProcessorFactory } from './spans.js';
 import { prng, structuredResultJson, textResultJson } from './workloads.js';
 
-const argv = process.argv.slice(2);
-const option = (name: string): string | undefined =>
-  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const SMOKE = argv.includes('--smoke');
-const only = option('only')?.split(',');
-const againstEntry = option('against-entry');
-const againstLabel = option('against-label') ?? againstEntry;
-const oursEntry = option('ours-entry');
-const oursLabel = option('ours-label') ?? oursEntry ?? 'this tree';
+const options = benchOptions(
+  {
+    smoke: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    rounds: { type: 'string' },
+    'against-entry': { type: 'string' },
+    'against-label': { type: 'string' },
+    'ours-entry': { type: 'string' },
+    'ours-label': { type: 'string' },
+  },
+  'node bench/run.mjs [--smoke] [--only=<part,...>] [--out=<file>] [--against=<rev|dir|old..new>] [--rounds=<n>]',
+);
+const SMOKE = options.smoke;
+/** Parts that measure one tree (this one, even with `--ours-entry`): an A/B leaves them out. */
+const ONE_TREE_PARTS = ['engine', 'memory'];
+const only = onlyOption(options.only, [
+  ...measuredKinds().map((kind) => kind.name),
+  'spans',
+  'hashing',
+  ...ONE_TREE_PARTS,
+]);
+const againstEntry = options['against-entry'];
+const againstLabel = options['against-label'] ?? againstEntry;
+const oursEntry = options['ours-entry'];
+const oursLabel = options['ours-label'] ?? oursEntry ?? 'this tree';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
 const outFile =
-  option('out') ??
+  options.out ??
   join(root, '.bench', SMOKE ? 'smoke.json' : againstEntry !== undefined ? 'against.json' : 'latest.json');
-/** Parts that measure one tree (this one, even with `--ours-entry`): an A/B leaves them out. */
-const ONE_TREE_PARTS = ['engine', 'memory'];
 if (againstEntry !== undefined && only?.some((part) => ONE_TREE_PARTS.includes(part)))
   console.warn(`bench: ${ONE_TREE_PARTS.join(', ')} measure one tree; an A/B (--against) leaves them out`);
 const run = (part: string): boolean =>
   (againstEntry === undefined || !ONE_TREE_PARTS.includes(part)) && (!only || only.includes(part));
-
-function roundsOption(): number | undefined {
-  const text = option('rounds');
-  if (text === undefined) return againstEntry === undefined || SMOKE ? undefined : 60;
-  const rounds = Number(text);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds=${text}: expected a whole number >= 1`);
-  return rounds;
-}
-const ROUNDS = roundsOption();
+const ROUNDS = roundsOption(options.rounds) ?? (againstEntry === undefined || SMOKE ? undefined : 60);
 
 /** A processor class from a build `run.mjs --against` made. */
 async function factoryAt(entry: string, label: string | undefined): Promise<ProcessorFactory> {
@@ -418,8 +428,12 @@ async function main(): Promise<void> {
       met: (t.op === '<=' ? value <= t.goal : value >= t.goal) ? 'yes' : 'no',
     };
   });
-  console.log('\nTargets of the performance issue (time and memory; instruction targets: npm run bench:instructions)');
-  console.table(targets);
+  if (targets.length > 0) {
+    console.log(
+      '\nTargets of the performance issue (time and memory; instruction targets: npm run bench:instructions)',
+    );
+    console.table(targets);
+  }
   for (const s of sanity) console.error(`SANITY: ${s}`);
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(

@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { buildAgainst } from './against-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,21 +30,40 @@ if (build.status !== 0) {
   console.warn('bench: type errors outside bench/ (above); measuring what tsc emitted');
 }
 const args = process.argv.slice(2);
-const instructions = args.includes('--instructions');
-const againstSpec = args.find((a) => a.startsWith('--against='))?.slice('--against='.length);
+// This script's own options; the rest go to the bench it runs, which parses them strictly.
+const { values: own, tokens } = parseArgs({
+  args,
+  options: { instructions: { type: 'boolean' }, against: { type: 'string' } },
+  strict: false,
+  allowPositionals: true,
+  tokens: true,
+});
+const ownArgs = new Set();
+for (const token of tokens)
+  if (token.kind === 'option' && (token.name === 'instructions' || token.name === 'against')) {
+    ownArgs.add(token.index);
+    if (token.value !== undefined && !token.inlineValue) ownArgs.add(token.index + 1);
+  }
+const forwarded = args.filter((_, index) => !ownArgs.has(index));
+const instructions = own.instructions === true;
+const againstSpec = own.against;
 if (againstSpec !== undefined) {
+  if (typeof againstSpec !== 'string' || againstSpec === '') {
+    console.error('bench: --against needs a revision, a directory or <old>..<new>');
+    process.exit(2);
+  }
   if (instructions) {
     console.error('bench: --against times two trees side by side; it does not combine with --instructions');
-    process.exit(1);
+    process.exit(2);
   }
   try {
     const range = /^(.+[^.])\.\.([^.].*)$/.exec(againstSpec);
     const [old, newer] = range && !existsSync(againstSpec) ? [range[1], range[2]] : [againstSpec, undefined];
     const against = buildAgainst(root, old, tsc);
-    args.push(`--against-entry=${against.entry}`, `--against-label=${against.label}`);
+    forwarded.push(`--against-entry=${against.entry}`, `--against-label=${against.label}`);
     if (newer !== undefined) {
       const ours = buildAgainst(root, newer, tsc);
-      args.push(`--ours-entry=${ours.entry}`, `--ours-label=${ours.label}`);
+      forwarded.push(`--ours-entry=${ours.entry}`, `--ours-label=${ours.label}`);
     }
   } catch (error) {
     console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
@@ -53,8 +73,8 @@ if (againstSpec !== undefined) {
 const result = spawnSync(
   process.execPath,
   instructions
-    ? [join(root, '.bench/build/bench/instructions.js'), ...args.filter((a) => a !== '--instructions')]
-    : ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...args],
+    ? [join(root, '.bench/build/bench/instructions.js'), ...forwarded]
+    : ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...forwarded],
   { stdio: 'inherit', cwd: root },
 );
 process.exit(result.status ?? 1);
