@@ -188,38 +188,27 @@ function plainKind(trees: Trees | undefined): MeasuredKind {
     };
     return repeated(one, yieldEvery);
   };
-  const title = 'plain span: 10 HTTP attributes, root, start + end';
-  if (trees !== undefined)
-    return {
-      name: 'plain',
-      title,
-      variants: [
-        { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) },
-        { name: 'ours', make: async () => spans(tracerWith(await processorOf(trees.ours))) },
-        { name: AGAINST, make: async () => spans(tracerWith(await processorOf(trees.against))) },
-      ],
-      problems: () => [],
-    };
-  return {
-    name: 'plain',
-    title,
-    variants: [
-      { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) },
-      { name: 'empty processor', make: () => Promise.resolve(spans(tracerWith(EMPTY_PROCESSOR))) },
-      { name: 'ours', make: async () => spans(tracerWith(await ours())) },
-      {
-        name: 'pipeline',
-        make: () => Promise.resolve(spans(tracerWith(realisticPipeline().processor), PIPELINE_YIELD_EVERY)),
-        quantum: EXPORT_BATCH,
-      },
-      {
-        name: 'pipeline + ours',
-        make: async () => spans(tracerWith(await ours(), realisticPipeline().processor), PIPELINE_YIELD_EVERY),
-        quantum: EXPORT_BATCH,
-      },
-    ],
-    problems: () => [],
-  };
+  const floor: KindVariant = { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) };
+  const oursFrom = (factory?: ProcessorFactory) => async () => spans(tracerWith(await processorOf(factory)));
+  const variants: KindVariant[] =
+    trees !== undefined
+      ? [floor, { name: 'ours', make: oursFrom(trees.ours) }, { name: AGAINST, make: oursFrom(trees.against) }]
+      : [
+          floor,
+          { name: 'empty processor', make: () => Promise.resolve(spans(tracerWith(EMPTY_PROCESSOR))) },
+          { name: 'ours', make: oursFrom() },
+          {
+            name: 'pipeline',
+            make: () => Promise.resolve(spans(tracerWith(realisticPipeline().processor), PIPELINE_YIELD_EVERY)),
+            quantum: EXPORT_BATCH,
+          },
+          {
+            name: 'pipeline + ours',
+            make: async () => spans(tracerWith(await ours(), realisticPipeline().processor), PIPELINE_YIELD_EVERY),
+            quantum: EXPORT_BATCH,
+          },
+        ];
+  return { name: 'plain', title: 'plain span: 10 HTTP attributes, root, start + end', variants, problems: () => [] };
 }
 
 const MB = 1024 * 1024;
