@@ -1,11 +1,21 @@
 // Builds the processor that `npm run bench -- --against=<revision|directory>` times beside this
 // tree's: the `src/` of a git revision of this repository (taken with `git archive`, so the work
 // tree is not touched) or of another checkout (copied), compiled with this tree's tsc into
-// `.bench/against/<key>/build`. The build sits under this tree, so it imports the same
-// `node_modules` (the same SDK, exporter and xxhash-wasm) as this tree's processor: the two
-// variants differ only in their sources.
+// `.bench/against/<key>/build` (the eight most recently used are kept). The build sits under
+// this tree, so it imports the same `node_modules` (the same SDK, exporter and xxhash-wasm) as
+// this tree's processor: the two variants differ only in their sources.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** A short, path-safe name for what is compared against: the commit for a revision, else the directory. */
@@ -16,6 +26,30 @@ function keyOf(label) {
       .replace(/^_+|_+$/g, '')
       .slice(-80) || 'against'
   );
+}
+
+/** How many builds `.bench/against` keeps: the most recently used; older ones are removed. */
+const KEPT_BUILDS = 8;
+/** An extraction left this long (an interrupted run's) is removed; a younger one may be another run's. */
+const STALE_PARTIAL_MS = 60 * 60 * 1000;
+
+/**
+ * Marks `dir` as just used and removes the builds beyond the {@link KEPT_BUILDS} most recently
+ * used (each is a tree's sources and build, ~2 MB), and stale partial extractions.
+ */
+function pruneBuilds(dir) {
+  const now = new Date();
+  utimesSync(dir, now, now);
+  const parent = join(dir, '..');
+  const entries = readdirSync(parent, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => ({ path: join(parent, entry.name), partial: entry.name.includes('.partial-') }))
+    .map((entry) => ({ ...entry, used: statSync(entry.path).mtimeMs }));
+  for (const entry of entries)
+    if (entry.partial && now.getTime() - entry.used > STALE_PARTIAL_MS)
+      rmSync(entry.path, { recursive: true, force: true });
+  const builds = entries.filter((entry) => !entry.partial).sort((a, b) => b.used - a.used);
+  for (const old of builds.slice(KEPT_BUILDS)) rmSync(old.path, { recursive: true, force: true });
 }
 
 /**
@@ -97,5 +131,6 @@ export function buildAgainst(root, spec, tsc) {
   // Another tree's sources may not type-check against this tree's dependencies; tsc still emits,
   // and what it emitted is what runs.
   if (build.status !== 0) console.warn(`bench: type errors in ${label} (tsc still emitted; measuring that)`);
+  pruneBuilds(dir);
   return { label, entry };
 }
