@@ -2,7 +2,8 @@
 # CI's instruction-count gate: installs valgrind (Debian; it brings callgrind_annotate, which the
 # count needs) when missing, then runs
 # `npm run bench:instructions`, which fails when ours needs more than 10 % above the budget of
-# any span kind in bench/instruction-budget.json.
+# any span kind in bench/instruction-budget.json, and an instruction A/B of the plain span
+# against HEAD, so that mode keeps working.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
@@ -15,3 +16,5 @@ if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/nul
 fi
 valgrind --version
 npm run bench:instructions
+# The instruction A/B (another tree's processor counted beside this one's), against this commit.
+node bench/run.mjs --instructions --against=HEAD --only=plain

@@ -1,6 +1,8 @@
 /**
  * One variant of one span kind, run under callgrind by `instructions.ts`:
- * `instruction-probe.js <kind> <variant> <warm-up spans> <measured spans>`.
+ * `instruction-probe.js <kind> <variant> <warm-up spans> <measured spans> [<against entry> [<ours entry>]]`
+ * (the entries, of builds `run.mjs --against` made, give the kind's A/B variants: `against`, and
+ * `ours` from that build instead of this tree).
  *
  * JavaScript cannot send callgrind client requests, so the phases are marked by calls to
  * `process.cpuUsage()`, whose C++ entry (`node::CPUUsage`) callgrind is told to dump before:
@@ -11,9 +13,13 @@
 import { installFixedClock } from './fixed-clock.js';
 
 installFixedClock();
-const { measuredKinds } = await import('./span-kinds.js');
-const [kindName, variantName, warm, measured] = process.argv.slice(2);
-const kind = measuredKinds().find((k) => k.name === kindName);
+const { measuredKinds, treesAt } = await import('./span-kinds.js');
+const [kindName, variantName, warm, measured, againstEntry, oursEntry] = process.argv.slice(2);
+const trees =
+  againstEntry === undefined
+    ? undefined
+    : await treesAt({ entry: againstEntry }, oursEntry === undefined ? undefined : { entry: oursEntry });
+const kind = measuredKinds(trees).find((k) => k.name === kindName);
 const variant = kind?.variants.find((v) => v.name === variantName);
 if (!kind || !variant) throw new Error(`no variant '${variantName}' of span kind '${kindName}'`);
 const batch = await variant.make();

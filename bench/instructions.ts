@@ -5,6 +5,9 @@
  * than 10 % above its budget. By default only ours is counted (the gate, about a minute of CPU
  * per kind); `--all` adds the floors, lower bounds and baselines the ratios need.
  * `--update` writes the measured counts as the new budget; `--only=<kind,...>` runs a subset.
+ * `--against-entry=<index.js>` (put there by `run.mjs --instructions --against=<rev|dir|old..new>`)
+ * counts each kind's ours and the other tree's processor instead, and reports `ours / against`
+ * (JSON in .bench/instructions-against.json); nothing is gated.
  * `--cache-sim` also simulates the caches and branch predictor (callgrind's `--cache-sim` and
  * `--branch-sim`, on the fixed geometry of {@link SIMULATED_CACHES}, so that hosts report
  * comparable misses) and reports each probe's misses and mispredicts per span: what an
@@ -22,16 +25,19 @@
  * (reported beside it): the instructions of our code and the SDK's, in steady state.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchOptions, onlyOption } from './cli-options.js';
+import { benchOptions, onlyOption, usageError } from './cli-options.js';
+import { writeReport } from './report-file.js';
+import { AGAINST } from './span-kinds.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
 const BUDGET_FILE = join(root, 'bench', 'instruction-budget.json');
 const OUT_FILE = join(root, '.bench', 'instructions.json');
+const AGAINST_OUT_FILE = join(root, '.bench', 'instructions-against.json');
 const TOLERANCE = 1.1;
 
 const options = benchOptions(
@@ -40,12 +46,22 @@ const options = benchOptions(
     'cache-sim': { type: 'boolean', default: false },
     update: { type: 'boolean', default: false },
     only: { type: 'string' },
+    'against-entry': { type: 'string' },
+    'against-label': { type: 'string' },
+    'ours-entry': { type: 'string' },
+    'ours-label': { type: 'string' },
   },
-  'node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>]',
+  'node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>] [--against=<rev|dir|old..new>]',
 );
 const UPDATE = options.update;
 const ALL = options.all;
 const CACHE_SIM = options['cache-sim'];
+const againstEntry = options['against-entry'];
+const oursEntry = options['ours-entry'];
+if (againstEntry !== undefined && (UPDATE || ALL))
+  usageError(
+    `--against counts ours and the other tree's processor only; it does not combine with --${UPDATE ? 'update' : 'all'}`,
+  );
 
 interface Probe {
   readonly kind: string;
@@ -226,6 +242,7 @@ function count(probe: Probe, dir: string): Promise<Count> {
     probe.variant,
     String(probe.warm),
     String(probe.spans),
+    ...(againstEntry === undefined ? [] : [againstEntry, ...(oursEntry === undefined ? [] : [oursEntry])]),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -266,7 +283,8 @@ type Budget = Record<string, number>;
 async function main(): Promise<void> {
   const started = Date.now();
   const only = onlyOption(options.only, [...new Set(PROBES.map((p) => p.kind))]);
-  const probes = PROBES.filter((p) => (!only || only.includes(p.kind)) && (ALL || p.variant === 'ours'));
+  const chosen = PROBES.filter((p) => (!only || only.includes(p.kind)) && (ALL || p.variant === 'ours'));
+  const probes = againstEntry === undefined ? chosen : chosen.flatMap((p) => [p, { ...p, variant: AGAINST }]);
   const counts = await countAll(probes);
   const per = (kind: string, variant: string): number | undefined =>
     [...counts].find(([p]) => p.kind === kind && p.variant === variant)?.[1].perSpan;
@@ -299,6 +317,7 @@ async function main(): Promise<void> {
       }),
     );
   }
+  if (againstEntry !== undefined) return reportAgainst(probes, counts, started);
   const ratios: Record<string, number> = {};
   const addRatio = (name: string, a?: number, b?: number) => {
     if (a !== undefined && b !== undefined) ratios[name] = a / b;
@@ -348,20 +367,7 @@ async function main(): Promise<void> {
   });
   console.log('Gate: ours per span kind against the budget (fails above 1.10 x budget)');
   console.table(rows);
-  mkdirSync(dirname(OUT_FILE), { recursive: true });
-  writeFileSync(
-    OUT_FILE,
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        node: process.version,
-        counts: [...counts].map(([p, n]) => ({ ...p, ...n })),
-        ratios,
-      },
-      null,
-      1,
-    ),
-  );
+  writeReport(OUT_FILE, { counts: [...counts].map(([p, n]) => ({ ...p, ...n })), ratios });
   console.log(`written ${OUT_FILE} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   if (UPDATE) {
     const next = { ...budget, instructionsPerSpan: { ...budget.instructionsPerSpan, ...measured } };
@@ -371,6 +377,36 @@ async function main(): Promise<void> {
     for (const f of failures) console.error(`instruction gate: REGRESSION in ${f}`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * An A/B's report: per kind, ours and the other tree's processor, each counted in its own probe
+ * process, and their ratio. Nothing is gated or written to the budget: the gate is this tree's.
+ */
+function reportAgainst(probes: readonly Probe[], counts: Map<Probe, Count>, started: number): void {
+  const oursLabel = options['ours-label'] ?? oursEntry ?? 'this tree';
+  const againstLabel = options['against-label'] ?? againstEntry;
+  const rows = probes
+    .filter((p) => p.variant === 'ours')
+    .map((p) => {
+      const ours = counts.get(p)!.perSpan;
+      const against = [...counts].find(([q]) => q.kind === p.kind && q.variant === AGAINST)![1].perSpan;
+      return {
+        kind: p.kind,
+        'ours Ir/span': Math.round(ours),
+        'against Ir/span': Math.round(against),
+        'ours / against': (ours / against).toFixed(3),
+      };
+    });
+  console.log(`A/B in instructions: ours = ${oursLabel}, against = ${againstLabel}`);
+  console.table(rows);
+  writeReport(AGAINST_OUT_FILE, {
+    ours: oursLabel,
+    against: againstLabel,
+    counts: [...counts].map(([p, n]) => ({ ...p, ...n })),
+    rows,
+  });
+  console.log(`written ${AGAINST_OUT_FILE} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 await main();

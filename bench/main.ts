@@ -17,16 +17,16 @@
  * option or `--only` name stops it before anything runs (`cli-options.ts`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 import { createDigester, hashToolOutcome, LoopRun, resolveLoopDetectionConfig } from '../src/engine-entry.js';
 import { benchOptions, onlyOption, roundsOption } from './cli-options.js';
+import { writeReport } from './report-file.js';
 import { measure, ratio, type Measurement, type Ratio, type Variant } from './harness.js';
-import { AGAINST, measuredKinds, type Trees } from './span-kinds.js';
-import type { ProcessorFactory } from './spans.js';
+import { AGAINST, measuredKinds, treesAt, type Trees } from './span-kinds.js';
 import { prng, structuredResultJson, textResultJson } from './workloads.js';
 
 const options = benchOptions(
@@ -66,14 +66,6 @@ const run = (part: string): boolean =>
   (againstEntry === undefined || !ONE_TREE_PARTS.includes(part)) && (!only || only.includes(part));
 const ROUNDS = roundsOption(options.rounds) ?? (againstEntry === undefined || SMOKE ? undefined : 60);
 
-/** A processor class from a build `run.mjs --against` made. */
-async function factoryAt(entry: string, label: string | undefined): Promise<ProcessorFactory> {
-  const built = (await import(pathToFileURL(entry).href)) as { ToolLoopSpanProcessor?: Partial<ProcessorFactory> };
-  if (typeof built.ToolLoopSpanProcessor?.create !== 'function')
-    throw new Error(`${label ?? entry}: its src/index.ts exports no ToolLoopSpanProcessor with a create()`);
-  return built.ToolLoopSpanProcessor as ProcessorFactory;
-}
-
 /** What the hashing part times of one tree: its digester and outcome hashing. */
 interface Hashers {
   readonly createDigester: typeof createDigester;
@@ -99,8 +91,10 @@ async function hashersAt(entry: string, label: string | undefined): Promise<Hash
 /** The trees of an A/B, or undefined when this run measures this tree alone. */
 async function trees(): Promise<Trees | undefined> {
   if (againstEntry === undefined) return undefined;
-  const against = await factoryAt(againstEntry, againstLabel);
-  return oursEntry === undefined ? { against } : { against, ours: await factoryAt(oursEntry, oursLabel) };
+  return treesAt(
+    { entry: againstEntry, label: againstLabel },
+    oursEntry === undefined ? undefined : { entry: oursEntry, label: oursLabel },
+  );
 }
 
 // Warm-up: at least 30 000 operations or 1 s of CPU per variant (the instruction probe's warm-ups,
@@ -435,26 +429,16 @@ async function main(): Promise<void> {
     console.table(targets);
   }
   for (const s of sanity) console.error(`SANITY: ${s}`);
-  mkdirSync(dirname(outFile), { recursive: true });
-  writeFileSync(
-    outFile,
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        node: process.version,
-        cpus: cpus().length,
-        load: loadavg(),
-        smoke: SMOKE,
-        ...(againstEntry !== undefined ? { ours: oursLabel, against: againstLabel } : {}),
-        figures,
-        targets,
-        sanity,
-        details,
-      },
-      null,
-      1,
-    ),
-  );
+  writeReport(outFile, {
+    cpus: cpus().length,
+    load: loadavg(),
+    smoke: SMOKE,
+    ...(againstEntry !== undefined ? { ours: oursLabel, against: againstLabel } : {}),
+    figures,
+    targets,
+    sanity,
+    details,
+  });
   console.log(`\nwritten ${outFile}`);
   if (sanity.length > 0) process.exitCode = 2;
 }

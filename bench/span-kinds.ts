@@ -6,6 +6,7 @@
  */
 import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 import { NaiveLoopSpanProcessor } from './naive-processor.js';
 import { EXPORT_BATCH, PIPELINE_YIELD_EVERY, realisticPipeline } from './pipeline.js';
@@ -83,6 +84,26 @@ export const AGAINST = 'against';
 export interface Trees {
   readonly against: ProcessorFactory;
   readonly ours?: ProcessorFactory;
+}
+
+/** A build `run.mjs --against` made: its processor entry (`index.js`) and what the bench calls it. */
+export interface TreeBuild {
+  readonly entry: string;
+  readonly label?: string;
+}
+
+/** The processor class of a build; throws, naming the build, when its entry exports none. */
+async function processorFactoryAt({ entry, label }: TreeBuild): Promise<ProcessorFactory> {
+  const built = (await import(pathToFileURL(entry).href)) as { ToolLoopSpanProcessor?: Partial<ProcessorFactory> };
+  if (typeof built.ToolLoopSpanProcessor?.create !== 'function')
+    throw new Error(`${label ?? entry}: its src/index.ts exports no ToolLoopSpanProcessor with a create()`);
+  return built.ToolLoopSpanProcessor as ProcessorFactory;
+}
+
+/** The {@link Trees} of an A/B against `against`, with `ours` (when given) in place of this tree. */
+export async function treesAt(against: TreeBuild, ours?: TreeBuild): Promise<Trees> {
+  const factory = await processorFactoryAt(against);
+  return ours === undefined ? { against: factory } : { against: factory, ours: await processorFactoryAt(ours) };
 }
 
 /**
