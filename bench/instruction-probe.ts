@@ -13,15 +13,9 @@
 import { installFixedClock } from './fixed-clock.js';
 
 installFixedClock();
-const { measuredKinds, treesAt } = await import('./span-kinds.js');
+const { findVariant } = await import('./span-kinds.js');
 const [kindName, variantName, warm, measured, againstEntry, oursEntry] = process.argv.slice(2);
-const trees =
-  againstEntry === undefined
-    ? undefined
-    : await treesAt({ entry: againstEntry }, oursEntry === undefined ? undefined : { entry: oursEntry });
-const kind = measuredKinds(trees).find((k) => k.name === kindName);
-const variant = kind?.variants.find((v) => v.name === variantName);
-if (!kind || !variant) throw new Error(`no variant '${variantName}' of span kind '${kindName}'`);
+const { kind, variant } = await findVariant(kindName, variantName, againstEntry, oursEntry);
 const batch = await variant.make();
 await batch(Number(warm));
 process.cpuUsage();

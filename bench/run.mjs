@@ -8,8 +8,10 @@
 // and the timing bench runs it beside this tree's, interleaved (`--only` picks the span kinds);
 // --against=<old>..<new> (two revisions) times <new>'s processor as ours instead of this tree's.
 // With --instructions, --against counts the two trees' processors per span kind instead.
+// --profile runs `bench/profile.js`: a CPU profile of one variant per span kind, summed by function.
 // Usage: node bench/run.mjs [--smoke] [--only=<part,...>] [--out=<file>] [--against=<rev|dir|old..new>] [--rounds=<n>]
 //        node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>] [--against=<…>]
+//        node bench/run.mjs --profile [--only=<kind,...>] [--variant=<name>] [--seconds=<s>] [--interval=<µs>] [--top=<n>]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -34,20 +36,28 @@ const args = process.argv.slice(2);
 // This script's own options; the rest go to the bench it runs, which parses them strictly.
 const { values: own, tokens } = parseArgs({
   args,
-  options: { instructions: { type: 'boolean' }, against: { type: 'string' } },
+  options: { instructions: { type: 'boolean' }, profile: { type: 'boolean' }, against: { type: 'string' } },
   strict: false,
   allowPositionals: true,
   tokens: true,
 });
 const ownArgs = new Set();
 for (const token of tokens)
-  if (token.kind === 'option' && (token.name === 'instructions' || token.name === 'against')) {
+  if (
+    token.kind === 'option' &&
+    (token.name === 'instructions' || token.name === 'profile' || token.name === 'against')
+  ) {
     ownArgs.add(token.index);
     if (token.value !== undefined && !token.inlineValue) ownArgs.add(token.index + 1);
   }
 const forwarded = args.filter((_, index) => !ownArgs.has(index));
 const instructions = own.instructions === true;
+const profile = own.profile === true;
 const againstSpec = own.against;
+if (profile && (instructions || againstSpec !== undefined)) {
+  console.error('bench: --profile profiles this tree; it does not combine with --instructions or --against');
+  process.exit(2);
+}
 if (againstSpec !== undefined) {
   if (typeof againstSpec !== 'string' || againstSpec === '') {
     console.error('bench: --against needs a revision, a directory or <old>..<new>');
@@ -71,7 +81,9 @@ const result = spawnSync(
   process.execPath,
   instructions
     ? [join(root, '.bench/build/bench/instructions.js'), ...forwarded]
-    : ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...forwarded],
+    : profile
+      ? [join(root, '.bench/build/bench/profile.js'), ...forwarded]
+      : ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...forwarded],
   { stdio: 'inherit', cwd: root },
 );
 process.exit(result.status ?? 1);

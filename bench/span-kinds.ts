@@ -298,6 +298,27 @@ const TOOL_TRAFFIC: readonly ToolTraffic[] = [
   },
 ];
 
+/**
+ * One variant of one kind, for a process that runs it alone (the instruction probe, the
+ * profiler); with the entries of builds `run.mjs --against` made, among the kind's A/B variants.
+ * Throws, naming both, when the kind has no such variant.
+ */
+export async function findVariant(
+  kindName: string,
+  variantName: string,
+  againstEntry?: string,
+  oursEntry?: string,
+): Promise<{ kind: MeasuredKind; variant: KindVariant }> {
+  const trees =
+    againstEntry === undefined
+      ? undefined
+      : await treesAt({ entry: againstEntry }, oursEntry === undefined ? undefined : { entry: oursEntry });
+  const kind = measuredKinds(trees).find((k) => k.name === kindName);
+  const variant = kind?.variants.find((v) => v.name === variantName);
+  if (!kind || !variant) throw new Error(`no variant '${variantName}' of span kind '${kindName}'`);
+  return { kind, variant };
+}
+
 /** Every kind, in the order the bench reports them; with `trees`, as an A/B of those (see {@link Trees}). */
 export function measuredKinds(trees?: Trees): MeasuredKind[] {
   return [plainKind(trees), ...TOOL_TRAFFIC.map((traffic) => toolKind(traffic, trees))];
