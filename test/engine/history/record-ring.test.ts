@@ -22,6 +22,12 @@ function argsHashOf(tool: string): fc.Arbitrary<string> {
     { weight: 6, arbitrary: hex16.map((d) => `${tool}:${d}`) },
     { weight: 1, arbitrary: hex16.map((d) => `${tool}:${d.toUpperCase()}`) },
     { weight: 1, arbitrary: hex16.map((d) => `${tool}:${d.slice(1)}`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ d: hex16, at: fc.nat({ max: 15 }), c: fc.constantFrom('g', 'G', '/', ':', '`', '\u0660', '\u0130') })
+        .map(({ d, at, c }) => `${tool}:${d.slice(0, at)}${c}${d.slice(at + 1)}`),
+    },
     { weight: 1, arbitrary: fc.constantFrom('shared', `${tool}:x`, `${tool}:${'0'.repeat(16)}:1`, '') },
   );
 }
