@@ -37,10 +37,36 @@ export function onlyOption(text: string | undefined, known: readonly string[]): 
   return names;
 }
 
-/** `--rounds`'s whole number of rounds (≥ 1), `undefined` when the option is absent. */
-export function roundsOption(text: string | undefined): number | undefined {
+/** A number option's value (> 0, and whole when `whole`), `undefined` when the option is absent. */
+export function positiveOption(name: string, text: string | undefined, whole: boolean): number | undefined {
   if (text === undefined) return undefined;
-  const rounds = Number(text);
-  if (!Number.isInteger(rounds) || rounds < 1) usageError(`--rounds=${text}: expected a whole number >= 1`);
-  return rounds;
+  const n = Number(text);
+  if (!(n > 0) || (whole && !Number.isInteger(n)))
+    usageError(`--${name}=${text}: expected a ${whole ? 'whole ' : ''}number > 0`);
+  return n;
+}
+
+/** The options `run.mjs --against` passes on to the bench it runs: the two builds' entries and names. */
+export const TREE_OPTIONS = {
+  'against-entry': { type: 'string' },
+  'against-label': { type: 'string' },
+  'ours-entry': { type: 'string' },
+  'ours-label': { type: 'string' },
+} as const;
+
+/** {@link TREE_OPTIONS}' values, each build named by its label, else its entry (ours: "this tree"). */
+export function treeOptions(values: {
+  'against-entry'?: string;
+  'against-label'?: string;
+  'ours-entry'?: string;
+  'ours-label'?: string;
+}): { againstEntry?: string; againstLabel?: string; oursEntry?: string; oursLabel: string } {
+  const againstEntry = values['against-entry'];
+  const oursEntry = values['ours-entry'];
+  return {
+    againstEntry,
+    againstLabel: values['against-label'] ?? againstEntry,
+    oursEntry,
+    oursLabel: values['ours-label'] ?? oursEntry ?? 'this tree',
+  };
 }

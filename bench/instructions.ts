@@ -29,7 +29,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchOptions, onlyOption, usageError } from './cli-options.js';
+import { benchOptions, onlyOption, TREE_OPTIONS, treeOptions, usageError } from './cli-options.js';
 import { writeReport } from './report-file.js';
 import { AGAINST } from './span-kinds.js';
 
@@ -46,18 +46,14 @@ const options = benchOptions(
     'cache-sim': { type: 'boolean', default: false },
     update: { type: 'boolean', default: false },
     only: { type: 'string' },
-    'against-entry': { type: 'string' },
-    'against-label': { type: 'string' },
-    'ours-entry': { type: 'string' },
-    'ours-label': { type: 'string' },
+    ...TREE_OPTIONS,
   },
   'node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>] [--against=<rev|dir|old..new>]',
 );
 const UPDATE = options.update;
 const ALL = options.all;
 const CACHE_SIM = options['cache-sim'];
-const againstEntry = options['against-entry'];
-const oursEntry = options['ours-entry'];
+const { againstEntry, againstLabel, oursEntry, oursLabel } = treeOptions(options);
 if (againstEntry !== undefined && (UPDATE || ALL))
   usageError(
     `--against counts ours and the other tree's processor only; it does not combine with --${UPDATE ? 'update' : 'all'}`,
@@ -317,7 +313,7 @@ async function main(): Promise<void> {
       }),
     );
   }
-  if (againstEntry !== undefined) return reportAgainst(probes, counts, started);
+  if (againstEntry !== undefined) return reportAgainst(probes, counts, per, started);
   const ratios: Record<string, number> = {};
   const addRatio = (name: string, a?: number, b?: number) => {
     if (a !== undefined && b !== undefined) ratios[name] = a / b;
@@ -383,14 +379,17 @@ async function main(): Promise<void> {
  * An A/B's report: per kind, ours and the other tree's processor, each counted in its own probe
  * process, and their ratio. Nothing is gated or written to the budget: the gate is this tree's.
  */
-function reportAgainst(probes: readonly Probe[], counts: Map<Probe, Count>, started: number): void {
-  const oursLabel = options['ours-label'] ?? oursEntry ?? 'this tree';
-  const againstLabel = options['against-label'] ?? againstEntry;
+function reportAgainst(
+  probes: readonly Probe[],
+  counts: Map<Probe, Count>,
+  per: (kind: string, variant: string) => number | undefined,
+  started: number,
+): void {
   const rows = probes
     .filter((p) => p.variant === 'ours')
     .map((p) => {
       const ours = counts.get(p)!.perSpan;
-      const against = [...counts].find(([q]) => q.kind === p.kind && q.variant === AGAINST)![1].perSpan;
+      const against = per(p.kind, AGAINST)!;
       return {
         kind: p.kind,
         'ours Ir/span': Math.round(ours),

@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 import { createDigester, hashToolOutcome, LoopRun, resolveLoopDetectionConfig } from '../src/engine-entry.js';
-import { benchOptions, onlyOption, roundsOption } from './cli-options.js';
+import { benchOptions, onlyOption, positiveOption, TREE_OPTIONS, treeOptions } from './cli-options.js';
 import { writeReport } from './report-file.js';
 import { measure, ratio, type Measurement, type Ratio, type Variant } from './harness.js';
 import { AGAINST, measuredKinds, treesAt, type Trees } from './span-kinds.js';
@@ -35,10 +35,7 @@ const options = benchOptions(
     only: { type: 'string' },
     out: { type: 'string' },
     rounds: { type: 'string' },
-    'against-entry': { type: 'string' },
-    'against-label': { type: 'string' },
-    'ours-entry': { type: 'string' },
-    'ours-label': { type: 'string' },
+    ...TREE_OPTIONS,
   },
   'node bench/run.mjs [--smoke] [--only=<part,...>] [--out=<file>] [--against=<rev|dir|old..new>] [--rounds=<n>]',
 );
@@ -51,10 +48,7 @@ const only = onlyOption(options.only, [
   'hashing',
   ...ONE_TREE_PARTS,
 ]);
-const againstEntry = options['against-entry'];
-const againstLabel = options['against-label'] ?? againstEntry;
-const oursEntry = options['ours-entry'];
-const oursLabel = options['ours-label'] ?? oursEntry ?? 'this tree';
+const { againstEntry, againstLabel, oursEntry, oursLabel } = treeOptions(options);
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
 const outFile =
@@ -64,7 +58,7 @@ if (againstEntry !== undefined && only?.some((part) => ONE_TREE_PARTS.includes(p
   console.warn(`bench: ${ONE_TREE_PARTS.join(', ')} measure one tree; an A/B (--against) leaves them out`);
 const run = (part: string): boolean =>
   (againstEntry === undefined || !ONE_TREE_PARTS.includes(part)) && (!only || only.includes(part));
-const ROUNDS = roundsOption(options.rounds) ?? (againstEntry === undefined || SMOKE ? undefined : 60);
+const ROUNDS = positiveOption('rounds', options.rounds, true) ?? (againstEntry === undefined || SMOKE ? undefined : 60);
 
 /** What the hashing part times of one tree: its digester and outcome hashing. */
 interface Hashers {

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchOptions, onlyOption, usageError } from './cli-options.js';
+import { benchOptions, onlyOption, positiveOption, usageError } from './cli-options.js';
 import { measuredKinds } from './span-kinds.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,14 +31,6 @@ const options = benchOptions(
   },
   'node bench/run.mjs --profile [--only=<kind,...>] [--variant=<name>] [--seconds=<s>] [--interval=<µs>] [--top=<n>]',
 );
-
-/** A positive number option, or a usage error naming it. */
-function positive(name: string, text: string, whole: boolean): number {
-  const n = Number(text);
-  if (!(n > 0) || (whole && !Number.isInteger(n)))
-    usageError(`--${name}=${text}: expected a ${whole ? 'whole ' : ''}number > 0`);
-  return n;
-}
 
 /** What `profile-probe.ts` prints when its measured phase ends. */
 interface ProbeReport {
@@ -119,21 +111,18 @@ function profileKind(kind: string, variant: string, seconds: number, interval: n
   );
 }
 
-const seconds = positive('seconds', options.seconds, false);
-const interval = positive('interval', options.interval, true);
-const top = positive('top', options.top, true);
+const seconds = positiveOption('seconds', options.seconds, false)!;
+const interval = positiveOption('interval', options.interval, true)!;
+const top = positiveOption('top', options.top, true)!;
 const kinds = measuredKinds();
 const only = onlyOption(
   options.only,
   kinds.map((kind) => kind.name),
 ) ?? ['tool-100b'];
-for (const kind of only)
-  if (!kinds.find((k) => k.name === kind)?.variants.some((v) => v.name === options.variant))
-    usageError(
-      `--variant=${options.variant}: span kind ${kind} has ${kinds
-        .find((k) => k.name === kind)!
-        .variants.map((v) => v.name)
-        .join(', ')}`,
-    );
+for (const kind of kinds.filter((k) => only.includes(k.name))) {
+  const names = kind.variants.map((v) => v.name);
+  if (!names.includes(options.variant))
+    usageError(`--variant=${options.variant}: span kind ${kind.name} has ${names.join(', ')}`);
+}
 mkdirSync(PROFILE_DIR, { recursive: true });
 for (const kind of only) profileKind(kind, options.variant, seconds, interval, top);

@@ -34,19 +34,17 @@ if (build.status !== 0) {
 }
 const args = process.argv.slice(2);
 // This script's own options; the rest go to the bench it runs, which parses them strictly.
+const OWN_OPTIONS = { instructions: { type: 'boolean' }, profile: { type: 'boolean' }, against: { type: 'string' } };
 const { values: own, tokens } = parseArgs({
   args,
-  options: { instructions: { type: 'boolean' }, profile: { type: 'boolean' }, against: { type: 'string' } },
+  options: OWN_OPTIONS,
   strict: false,
   allowPositionals: true,
   tokens: true,
 });
 const ownArgs = new Set();
 for (const token of tokens)
-  if (
-    token.kind === 'option' &&
-    (token.name === 'instructions' || token.name === 'profile' || token.name === 'against')
-  ) {
+  if (token.kind === 'option' && Object.hasOwn(OWN_OPTIONS, token.name)) {
     ownArgs.add(token.index);
     if (token.value !== undefined && !token.inlineValue) ownArgs.add(token.index + 1);
   }
