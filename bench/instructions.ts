@@ -78,6 +78,8 @@ const PROBES: readonly Probe[] = [
   { kind: 'plain', variant: 'empty processor', warm: 4000, spans: 4000 },
   { kind: 'plain', variant: 'ours', warm: 4000, spans: 4000 },
   { kind: 'plain', variant: 'pipeline', warm: 4096, spans: 4096 },
+  { kind: 'plain', variant: 'pipeline + empty processor', warm: 4096, spans: 4096 },
+  { kind: 'plain', variant: 'pipeline + attribute check', warm: 4096, spans: 4096 },
   { kind: 'plain', variant: 'pipeline + ours', warm: 4096, spans: 4096 },
   { kind: 'tool-100b', variant: 'floor', warm: 3000, spans: 2000 },
   { kind: 'tool-100b', variant: 'ours', warm: 3000, spans: 2000 },
@@ -322,6 +324,21 @@ async function main(): Promise<void> {
   addRatio('plain: empty processor / floor', per('plain', 'empty processor'), per('plain', 'floor'));
   for (const kind of ['plain', 'tool-10k-text', 'tool-10k-text-unique'])
     addRatio(`${kind}: (pipeline + ours) / pipeline`, per(kind, 'pipeline + ours'), per(kind, 'pipeline'));
+  addRatio(
+    'plain: (pipeline + empty processor) / pipeline',
+    per('plain', 'pipeline + empty processor'),
+    per('plain', 'pipeline'),
+  );
+  addRatio(
+    'plain: (pipeline + ours) / (pipeline + empty processor)',
+    per('plain', 'pipeline + ours'),
+    per('plain', 'pipeline + empty processor'),
+  );
+  addRatio(
+    'plain: (pipeline + attribute check) / pipeline',
+    per('plain', 'pipeline + attribute check'),
+    per('plain', 'pipeline'),
+  );
   addRatio('tool-100b: ours / floor', per('tool-100b', 'ours'), per('tool-100b', 'floor'));
   addRatio(
     'tool-10k-text: ours / (floor + JSON.parse)',

@@ -5,8 +5,8 @@
  * `--smoke`: a few short rounds of everything; fails only on errors and sanity checks.
  * `--only=<kind|spans|hashing|engine|memory,...>` runs a subset (`spans`: every kind);
  * `--out=<file>` moves the JSON (default .bench/latest.json, smoke: .bench/smoke.json);
- * `--rounds=<n>` sets the timed rounds of the span kinds below 1 MB (default 21; 60 with
- * `--against`).
+ * `--rounds=<n>` sets the timed rounds of the span kinds below 1 MB (default 21, the plain span
+ * 120; 60 with `--against`).
  * `--against-entry=<index.js>` (put there by `run.mjs --against=<revision|directory>`): an A/B of
  * two trees, each span kind's floor, ours and the other tree's processor interleaved, with
  * `<kind>: ours / against` per kind, and the two trees' `hashToolOutcome` of the 1 MB results
@@ -97,6 +97,20 @@ const T = SMOKE
   ? { rounds: 3, batchMs: 2, warmupRounds: 1 }
   : { rounds: 21, batchMs: 25, warmupRounds: 3, warmupOps: 30_000, warmupMs: 1_000 };
 
+/**
+ * Ratios of the plain span's processors beside the pipeline: what one more processor costs
+ * there, what the least attribute check costs, and ours against each (`lower-bound-processors.ts`).
+ */
+const LOWER_BOUND_RATIOS: ReadonlyArray<readonly [string, string]> = [
+  ['pipeline + empty processor', 'pipeline'],
+  ['pipeline + ours', 'pipeline + empty processor'],
+  ['pipeline + attribute check', 'pipeline'],
+  ['pipeline + ours', 'pipeline + attribute check'],
+];
+
+/** Timed rounds of the plain span (see `spanKinds`). */
+const PLAIN_ROUNDS = 120;
+
 const details: Record<string, unknown> = {};
 const sanity: string[] = [];
 const figures: Record<string, Ratio | number> = {};
@@ -125,10 +139,14 @@ async function spanKinds(): Promise<void> {
   for (const kind of measuredKinds(await trees())) {
     if (!run(kind.name) && !run('spans')) continue;
     const big = kind.name.includes('1m') || kind.name.includes('10m');
+    // The plain span's targets are a few per cent, and its pipeline variants' rounds spread by
+    // ±8 %: over 21 rounds the ratio's own error is ~2.5 %, over 120 about 1 %.
+    const plainRounds = kind.name === 'plain' && !SMOKE && againstEntry === undefined ? { rounds: PLAIN_ROUNDS } : {};
     const variants: Variant[] = [];
     for (const v of kind.variants) variants.push({ name: v.name, batch: await v.make(), quantum: v.quantum });
     const m = await measure(variants, {
       ...T,
+      ...plainRounds,
       ...(ROUNDS !== undefined ? { rounds: ROUNDS } : {}),
       ...(big && !SMOKE ? { rounds: kind.name.includes('10m') ? 7 : 11, batchMs: 150 } : {}),
     });
@@ -147,6 +165,8 @@ async function spanKinds(): Promise<void> {
       figures[`${kind.name}: (pipeline + ours) / pipeline`] = ratio(m, 'pipeline + ours', 'pipeline');
     if (has('pipeline')) figures[`${kind.name}: pipeline / floor`] = ratio(m, 'pipeline', 'floor');
     if (has('empty processor')) figures[`${kind.name}: empty processor / floor`] = ratio(m, 'empty processor', 'floor');
+    for (const [a, b] of LOWER_BOUND_RATIOS)
+      if (has(a) && has(b)) figures[`${kind.name}: (${a}) / ${b.includes('+') ? `(${b})` : b}`] = ratio(m, a, b);
     if (has(AGAINST)) {
       figures[`${kind.name}: ours / ${AGAINST}`] = ratio(m, 'ours', AGAINST);
       figures[`${kind.name}: ${AGAINST} / floor`] = ratio(m, AGAINST, 'floor');
@@ -354,13 +374,26 @@ function memory(): void {
 }
 
 // ---------------------------------------------------------------------------------------------
+interface Target {
+  readonly target: string;
+  readonly figure: string;
+  readonly op: '<=' | '>=';
+  readonly goal: number;
+  /**
+   * The same figure of a lower-bound variant, where the goal asks for less than the least any
+   * processor of ours' kind costs: ours is then 'at the bound' when it costs no more than it.
+   */
+  readonly bound?: string;
+}
+
 /** The targets of the performance issue (goals on time here; instruction goals: `instructions.ts`). */
-const TARGETS: ReadonlyArray<{ target: string; figure: string; op: '<=' | '>='; goal: number }> = [
+const TARGETS: readonly Target[] = [
   {
     target: 'plain span vs realistic pipeline, time',
     figure: 'plain: (pipeline + ours) / pipeline',
     op: '<=',
     goal: 1.02,
+    bound: 'plain: (pipeline + attribute check) / pipeline',
   },
   { target: '100 B tool span vs floor', figure: 'tool-100b: ours / floor', op: '<=', goal: 3 },
   {
@@ -406,14 +439,17 @@ async function main(): Promise<void> {
 
   console.log('\nAll figures (value over all rounds; per-round quartiles in parentheses)');
   console.table(Object.entries(figures).map(([figure, value]) => ({ figure, value: fmt(value) })));
+  const valueOf = (f: Ratio | number): number => (typeof f === 'number' ? f : f.value);
   const targets = TARGETS.filter((t) => t.figure in figures).map((t) => {
     const f = figures[t.figure];
-    const value = typeof f === 'number' ? f : f.value;
+    const bound = t.bound !== undefined ? figures[t.bound] : undefined;
+    const within = (limit: number) => (t.op === '<=' ? valueOf(f) <= limit : valueOf(f) >= limit);
     return {
       target: t.target,
       measured: fmt(f),
       goal: `${t.op} ${t.goal}`,
-      met: (t.op === '<=' ? value <= t.goal : value >= t.goal) ? 'yes' : 'no',
+      'lower bound': bound !== undefined ? fmt(bound) : '',
+      met: within(t.goal) ? 'yes' : bound !== undefined && within(valueOf(bound)) ? 'at the bound' : 'no',
     };
   });
   if (targets.length > 0) {

@@ -5,9 +5,9 @@
  * A variant is set up only when asked for, so a probe process holds nothing of the others.
  */
 import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
+import { attributeCheckProcessor, EMPTY_PROCESSOR, type AttributeCheckProcessor } from './lower-bound-processors.js';
 import { NaiveLoopSpanProcessor } from './naive-processor.js';
 import { EXPORT_BATCH, PIPELINE_YIELD_EVERY, realisticPipeline } from './pipeline.js';
 import { ours, processorOf, startRun, toolSpan, tracerWith, type ProcessorFactory } from './spans.js';
@@ -36,13 +36,6 @@ export interface MeasuredKind {
   /** Problems seen after the variants ran (loop events on healthy traffic, dropped spans). */
   problems(): string[];
 }
-
-const EMPTY_PROCESSOR: SpanProcessor = {
-  onStart() {},
-  onEnd() {},
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
 
 /**
  * A batch running `one` per operation; with `yieldEvery` > 0, one that lets microtasks run
@@ -210,6 +203,7 @@ function plainKind(trees: Trees | undefined): MeasuredKind {
     return repeated(one, yieldEvery);
   };
   const floor: KindVariant = { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) };
+  let checking: AttributeCheckProcessor | undefined;
   const oursFrom = (factory?: ProcessorFactory) => async () => spans(tracerWith(await processorOf(factory)));
   const variants: KindVariant[] =
     trees !== undefined
@@ -224,12 +218,30 @@ function plainKind(trees: Trees | undefined): MeasuredKind {
             quantum: EXPORT_BATCH,
           },
           {
+            name: 'pipeline + empty processor',
+            make: () =>
+              Promise.resolve(spans(tracerWith(EMPTY_PROCESSOR, realisticPipeline().processor), PIPELINE_YIELD_EVERY)),
+            quantum: EXPORT_BATCH,
+          },
+          {
+            name: 'pipeline + attribute check',
+            make: () => {
+              checking = attributeCheckProcessor();
+              return Promise.resolve(spans(tracerWith(checking, realisticPipeline().processor), PIPELINE_YIELD_EVERY));
+            },
+            quantum: EXPORT_BATCH,
+          },
+          {
             name: 'pipeline + ours',
             make: async () => spans(tracerWith(await ours(), realisticPipeline().processor), PIPELINE_YIELD_EVERY),
             quantum: EXPORT_BATCH,
           },
         ];
-  return { name: 'plain', title: 'plain span: 10 HTTP attributes, root, start + end', variants, problems: () => [] };
+  const problems = () =>
+    checking !== undefined && checking.matched > 0
+      ? [`plain: the attribute check matched ${checking.matched} plain spans`]
+      : [];
+  return { name: 'plain', title: 'plain span: 10 HTTP attributes, root, start + end', variants, problems };
 }
 
 const MB = 1024 * 1024;
