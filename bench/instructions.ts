@@ -278,6 +278,25 @@ async function countAll(probes: readonly Probe[]): Promise<Map<Probe, Count>> {
 
 type Budget = Record<string, number>;
 
+/**
+ * Counts ours again, in a fresh probe, on each kind whose count is over its limit, and returns
+ * the lower of the two counts per such kind. A probe now and then settles on other optimised
+ * code for the whole measured phase (the structured kind once read 122 867 in a clean clone
+ * where runs before and after read 102 291–102 827, the tree and the machine the same): a rise
+ * that the code causes repeats in a second process, such a draw of V8's does not.
+ */
+async function recountOverBudget(probes: readonly Probe[], measured: Budget, budget: Budget): Promise<Budget> {
+  const over = probes.filter(
+    (p) => p.variant === 'ours' && budget[p.kind] !== undefined && measured[p.kind] > budget[p.kind] * TOLERANCE,
+  );
+  if (over.length === 0) return {};
+  console.log(`over budget, counted again: ${over.map((p) => `${p.kind} (${measured[p.kind]})`).join(', ')}`);
+  const again = await countAll(over);
+  const lower: Budget = {};
+  for (const [p, n] of again) lower[p.kind] = Math.min(measured[p.kind], Math.round(n.perSpan));
+  return lower;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const only = onlyOption(options.only, [...new Set(PROBES.map((p) => p.kind))]);
@@ -367,6 +386,8 @@ async function main(): Promise<void> {
   const measured: Budget = {};
   for (const [p, n] of counts) if (p.variant === 'ours') measured[p.kind] = Math.round(n.perSpan);
   const budget = JSON.parse(readFileSync(BUDGET_FILE, 'utf8')) as { instructionsPerSpan: Budget };
+  const recounted = UPDATE ? {} : await recountOverBudget(probes, measured, budget.instructionsPerSpan);
+  Object.assign(measured, recounted);
   const failures: string[] = [];
   const rows = Object.entries(measured).map(([kind, n]) => {
     const limit = budget.instructionsPerSpan[kind];
@@ -376,9 +397,15 @@ async function main(): Promise<void> {
         `span kind '${kind}': ${n} instructions per span, more than 1.10 x its budget of ${limit} (limit ${Math.round(limit * TOLERANCE)}). ` +
           'A deliberate rise re-measures with `node bench/run.mjs --instructions --update` and commits bench/instruction-budget.json with the change.',
       );
-    return { kind, 'ours Ir/span': n, budget: limit ?? '', 'x budget': limit ? (n / limit).toFixed(3) : '' };
+    return {
+      kind,
+      'ours Ir/span': n,
+      budget: limit ?? '',
+      'x budget': limit ? (n / limit).toFixed(3) : '',
+      'counted again': kind in recounted ? 'yes' : '',
+    };
   });
-  console.log('Gate: ours per span kind against the budget (fails above 1.10 x budget)');
+  console.log('Gate: ours per span kind against the budget (fails above 1.10 x budget, counted twice)');
   console.table(rows);
   writeReport(OUT_FILE, { counts: [...counts].map(([p, n]) => ({ ...p, ...n })), ratios });
   console.log(`written ${OUT_FILE} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
