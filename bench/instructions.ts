@@ -30,6 +30,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchOptions, onlyOption, TREE_OPTIONS, treeOptions, usageError } from './cli-options.js';
+import { LOWER_BOUND_RATIOS, ratioName } from './lower-bound-processors.js';
 import { writeReport } from './report-file.js';
 import { AGAINST } from './span-kinds.js';
 
@@ -343,21 +344,7 @@ async function main(): Promise<void> {
   addRatio('plain: empty processor / floor', per('plain', 'empty processor'), per('plain', 'floor'));
   for (const kind of ['plain', 'tool-10k-text', 'tool-10k-text-unique'])
     addRatio(`${kind}: (pipeline + ours) / pipeline`, per(kind, 'pipeline + ours'), per(kind, 'pipeline'));
-  addRatio(
-    'plain: (pipeline + empty processor) / pipeline',
-    per('plain', 'pipeline + empty processor'),
-    per('plain', 'pipeline'),
-  );
-  addRatio(
-    'plain: (pipeline + ours) / (pipeline + empty processor)',
-    per('plain', 'pipeline + ours'),
-    per('plain', 'pipeline + empty processor'),
-  );
-  addRatio(
-    'plain: (pipeline + attribute check) / pipeline',
-    per('plain', 'pipeline + attribute check'),
-    per('plain', 'pipeline'),
-  );
+  for (const [a, b] of LOWER_BOUND_RATIOS) addRatio(ratioName('plain', a, b), per('plain', a), per('plain', b));
   addRatio('tool-100b: ours / floor', per('tool-100b', 'ours'), per('tool-100b', 'floor'));
   addRatio(
     'tool-10k-text: ours / (floor + JSON.parse)',

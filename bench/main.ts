@@ -24,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 import { createDigester, hashToolOutcome, LoopRun, resolveLoopDetectionConfig } from '../src/engine-entry.js';
 import { benchOptions, onlyOption, positiveOption, TREE_OPTIONS, treeOptions } from './cli-options.js';
+import { LOWER_BOUND_RATIOS, ratioName } from './lower-bound-processors.js';
 import { writeReport } from './report-file.js';
 import { measure, ratio, type Measurement, type Ratio, type Variant } from './harness.js';
 import { AGAINST, measuredKinds, treesAt, type Trees } from './span-kinds.js';
@@ -97,17 +98,6 @@ const T = SMOKE
   ? { rounds: 3, batchMs: 2, warmupRounds: 1 }
   : { rounds: 21, batchMs: 25, warmupRounds: 3, warmupOps: 30_000, warmupMs: 1_000 };
 
-/**
- * Ratios of the plain span's processors beside the pipeline: what one more processor costs
- * there, what the least attribute check costs, and ours against each (`lower-bound-processors.ts`).
- */
-const LOWER_BOUND_RATIOS: ReadonlyArray<readonly [string, string]> = [
-  ['pipeline + empty processor', 'pipeline'],
-  ['pipeline + ours', 'pipeline + empty processor'],
-  ['pipeline + attribute check', 'pipeline'],
-  ['pipeline + ours', 'pipeline + attribute check'],
-];
-
 /** Timed rounds of the plain span (see `spanKinds`). */
 const PLAIN_ROUNDS = 120;
 
@@ -165,8 +155,7 @@ async function spanKinds(): Promise<void> {
       figures[`${kind.name}: (pipeline + ours) / pipeline`] = ratio(m, 'pipeline + ours', 'pipeline');
     if (has('pipeline')) figures[`${kind.name}: pipeline / floor`] = ratio(m, 'pipeline', 'floor');
     if (has('empty processor')) figures[`${kind.name}: empty processor / floor`] = ratio(m, 'empty processor', 'floor');
-    for (const [a, b] of LOWER_BOUND_RATIOS)
-      if (has(a) && has(b)) figures[`${kind.name}: (${a}) / ${b.includes('+') ? `(${b})` : b}`] = ratio(m, a, b);
+    for (const [a, b] of LOWER_BOUND_RATIOS) if (has(a) && has(b)) figures[ratioName(kind.name, a, b)] = ratio(m, a, b);
     if (has(AGAINST)) {
       figures[`${kind.name}: ours / ${AGAINST}`] = ratio(m, 'ours', AGAINST);
       figures[`${kind.name}: ${AGAINST} / floor`] = ratio(m, AGAINST, 'floor');
@@ -380,10 +369,12 @@ interface Target {
   readonly op: '<=' | '>=';
   readonly goal: number;
   /**
-   * The same figure of a lower-bound variant, where the goal asks for less than the least any
-   * processor of ours' kind costs: ours is then 'at the bound' when it costs no more than it.
+   * Where the goal asks for less than the least a processor of ours' kind costs: `figure`, the
+   * same figure of a lower-bound variant; `ours`, ours over that variant. Ours is then 'at the
+   * bound' when the bound misses the goal too and ours is no dearer than the bound in at least a
+   * quarter of the rounds (the first quartile of `ours` at most 1): within the rounds' spread.
    */
-  readonly bound?: string;
+  readonly bound?: { readonly figure: string; readonly ours: string };
 }
 
 /** The targets of the performance issue (goals on time here; instruction goals: `instructions.ts`). */
@@ -393,7 +384,10 @@ const TARGETS: readonly Target[] = [
     figure: 'plain: (pipeline + ours) / pipeline',
     op: '<=',
     goal: 1.02,
-    bound: 'plain: (pipeline + attribute check) / pipeline',
+    bound: {
+      figure: 'plain: (pipeline + attribute check) / pipeline',
+      ours: 'plain: (pipeline + ours) / (pipeline + attribute check)',
+    },
   },
   { target: '100 B tool span vs floor', figure: 'tool-100b: ours / floor', op: '<=', goal: 3 },
   {
@@ -442,14 +436,22 @@ async function main(): Promise<void> {
   const valueOf = (f: Ratio | number): number => (typeof f === 'number' ? f : f.value);
   const targets = TARGETS.filter((t) => t.figure in figures).map((t) => {
     const f = figures[t.figure];
-    const bound = t.bound !== undefined ? figures[t.bound] : undefined;
-    const within = (limit: number) => (t.op === '<=' ? valueOf(f) <= limit : valueOf(f) >= limit);
+    const within = (value: number) => (t.op === '<=' ? value <= t.goal : value >= t.goal);
+    const bound = t.bound !== undefined ? figures[t.bound.figure] : undefined;
+    const oursOverBound = t.bound !== undefined ? figures[t.bound.ours] : undefined;
+    const atBound =
+      bound !== undefined &&
+      oursOverBound !== undefined &&
+      typeof oursOverBound !== 'number' &&
+      !within(valueOf(bound)) &&
+      (t.op === '<=' ? oursOverBound.q1 <= 1 : oursOverBound.q3 >= 1);
     return {
       target: t.target,
       measured: fmt(f),
       goal: `${t.op} ${t.goal}`,
       'lower bound': bound !== undefined ? fmt(bound) : '',
-      met: within(t.goal) ? 'yes' : bound !== undefined && within(valueOf(bound)) ? 'at the bound' : 'no',
+      'ours / bound': oursOverBound !== undefined ? fmt(oursOverBound) : '',
+      met: within(valueOf(f)) ? 'yes' : atBound ? 'at the bound' : 'no',
     };
   });
   if (targets.length > 0) {

@@ -7,7 +7,12 @@
 import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import { pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
-import { attributeCheckProcessor, EMPTY_PROCESSOR, type AttributeCheckProcessor } from './lower-bound-processors.js';
+import {
+  attributeCheckDrift,
+  attributeCheckProcessor,
+  EMPTY_PROCESSOR,
+  type AttributeCheckProcessor,
+} from './lower-bound-processors.js';
 import { NaiveLoopSpanProcessor } from './naive-processor.js';
 import { EXPORT_BATCH, PIPELINE_YIELD_EVERY, realisticPipeline } from './pipeline.js';
 import { ours, processorOf, startRun, toolSpan, tracerWith, type ProcessorFactory } from './spans.js';
@@ -203,7 +208,7 @@ function plainKind(trees: Trees | undefined): MeasuredKind {
     return repeated(one, yieldEvery);
   };
   const floor: KindVariant = { name: 'floor', make: () => Promise.resolve(spans(tracerWith())) };
-  let checking: AttributeCheckProcessor | undefined;
+  let attributeCheck: AttributeCheckProcessor | undefined;
   const oursFrom = (factory?: ProcessorFactory) => async () => spans(tracerWith(await processorOf(factory)));
   const variants: KindVariant[] =
     trees !== undefined
@@ -226,8 +231,10 @@ function plainKind(trees: Trees | undefined): MeasuredKind {
           {
             name: 'pipeline + attribute check',
             make: () => {
-              checking = attributeCheckProcessor();
-              return Promise.resolve(spans(tracerWith(checking, realisticPipeline().processor), PIPELINE_YIELD_EVERY));
+              attributeCheck = attributeCheckProcessor();
+              return Promise.resolve(
+                spans(tracerWith(attributeCheck, realisticPipeline().processor), PIPELINE_YIELD_EVERY),
+              );
             },
             quantum: EXPORT_BATCH,
           },
@@ -237,10 +244,12 @@ function plainKind(trees: Trees | undefined): MeasuredKind {
             quantum: EXPORT_BATCH,
           },
         ];
-  const problems = () =>
-    checking !== undefined && checking.matched > 0
-      ? [`plain: the attribute check matched ${checking.matched} plain spans`]
-      : [];
+  const problems = () => [
+    ...attributeCheckDrift().map((drift) => `plain: the attribute check's triggers drifted: ${drift}`),
+    ...(attributeCheck !== undefined && attributeCheck.matched > 0
+      ? [`plain: the attribute check matched ${attributeCheck.matched} plain spans`]
+      : []),
+  ];
   return { name: 'plain', title: 'plain span: 10 HTTP attributes, root, start + end', variants, problems };
 }
 
