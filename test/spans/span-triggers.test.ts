@@ -152,6 +152,26 @@ describe('SpanTriggers over custom adapters', () => {
     for (const name of ['', 'undefined', 'my.tool']) expect(one.mayConcern({ name, attributes: {} }), name).toBe(false);
   });
 
+  it('keys and names in and beyond the slots name the adapters that declare them, a key present with no value too', () => {
+    const keys = Array.from({ length: 20 }, (_, i) => `k.${i}`);
+    const names = Array.from({ length: 6 }, (_, i) => `tool.run.${i}`);
+    const adapters = [
+      custom('many', { attributes: keys, spanNames: names }),
+      custom('other', { attributes: ['k.1', 'k.19'], spanNames: ['tool.run.5'] }),
+    ];
+    const triggers = SpanTriggers.of(adapters);
+    const shared = new Set(['k.1', 'k.19']);
+    for (const key of keys) {
+      const expected = shared.has(key) ? 0b11 : 0b01;
+      expect(triggers.adaptersFor({ name: 'x', attributes: { [key]: 1 } }), key).toBe(expected);
+      expect(triggers.adaptersFor({ name: 'x', attributes: { [key]: undefined } }), key).toBe(expected);
+    }
+    for (const name of names)
+      expect(triggers.adaptersFor({ name, attributes: {} }), name).toBe(name === 'tool.run.5' ? 0b11 : 0b01);
+    expect(triggers.adaptersFor({ name: 'x', attributes: { 'k.20': 1, [sc.ATTR_COMPACTION_RETRY]: true } })).toBe(0);
+    expect(triggers.adaptersFor({ name: 'tool.run.0', attributes: { 'k.19': 1 } })).toBe(0b11);
+  });
+
   it('through the processor: a custom adapter with triggers judges its spans; malformed triggers are warned about and turn the shortcut off', async () => {
     const diagLog = recordDiag();
     for (const triggers of [{ attributes: ['my.tool'] }, { attributes: 'my.tool' }]) {
