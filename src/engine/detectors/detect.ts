@@ -1,6 +1,6 @@
 import type { ResolvedLoopDetectionConfig } from '../config.js';
 import { detectArgumentChurn } from './argument-churn.js';
-import type { Detector, DetectorFinding } from './detector.js';
+import type { DetectorFinding } from './detector.js';
 import { detectGenericRepeatCritical, detectGenericRepeatWarning } from './generic-repeat.js';
 import { detectGlobalCircuitBreaker } from './global-circuit-breaker.js';
 import { detectKnownPollNoProgress } from './known-poll-no-progress.js';
@@ -15,30 +15,11 @@ import type { ScopedHistory } from '../history/queries.js';
 import type { ToolCallSignature } from '../types.js';
 
 /**
- * OpenClaw's decision order: the first detector that finds something wins. The typed-error
- * identity has no call site upstream; ours puts its critical after `generic_repeat`'s and its
- * warning after `argument_churn`, so that neither shadows a critical. This package's opt-in
- * detectors (all critical, off by default) come before `ping_pong`, whose warning would
- * otherwise shadow them.
- */
-export const DETECTION_ORDER: readonly Detector[] = [
-  detectUnknownToolRepeat,
-  detectGlobalCircuitBreaker,
-  detectKnownPollNoProgress,
-  detectResultCycle,
-  detectIdenticalCallBudget,
-  detectSimilarOutcome,
-  detectRedundantCall,
-  detectPingPong,
-  detectGenericRepeatCritical,
-  detectTypedErrorRepeatCritical,
-  detectArgumentChurn,
-  detectTypedErrorRepeatWarning,
-  detectGenericRepeatWarning,
-];
-
-/**
- * Runs the detectors in order over a run scope's history, before the call is recorded.
+ * Runs the detectors over a run scope's history, before the call is recorded, in OpenClaw's
+ * decision order: the first detector that finds something wins. The typed-error identity has no
+ * call site upstream; ours puts its critical after `generic_repeat`'s and its warning after
+ * `argument_churn`, so that neither shadows a critical. This package's opt-in detectors (all
+ * critical, off by default) come before `ping_pong`, whose warning would otherwise shadow them.
  * Returns `undefined` (not stuck) when detection is disabled (`enabled` is not `true`).
  */
 export function detectToolCallLoop(
@@ -47,9 +28,23 @@ export function detectToolCallLoop(
   config: ResolvedLoopDetectionConfig,
 ): DetectorFinding | undefined {
   if (!config.enabled) return undefined;
-  for (const detector of DETECTION_ORDER) {
-    const finding = detector(history, call, config);
-    if (finding) return finding;
-  }
-  return undefined;
+  // Each detector called by name, not from a list in a loop: a call through one site that
+  // reaches thirteen functions is dispatched generically, and the opt-in detectors, off by
+  // default, cost that dispatch (~110 instructions each) only to return at once; called by
+  // name, each is inlined and its first test is all that runs.
+  return (
+    detectUnknownToolRepeat(history, call, config) ??
+    detectGlobalCircuitBreaker(history, call, config) ??
+    detectKnownPollNoProgress(history, call, config) ??
+    detectResultCycle(history, call, config) ??
+    detectIdenticalCallBudget(history, call, config) ??
+    detectSimilarOutcome(history, call, config) ??
+    detectRedundantCall(history, call, config) ??
+    detectPingPong(history, call, config) ??
+    detectGenericRepeatCritical(history, call, config) ??
+    detectTypedErrorRepeatCritical(history, call, config) ??
+    detectArgumentChurn(history, call, config) ??
+    detectTypedErrorRepeatWarning(history, call, config) ??
+    detectGenericRepeatWarning(history, call, config)
+  );
 }
