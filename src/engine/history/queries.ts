@@ -53,6 +53,8 @@ export interface InFlightCall {
 const MIN_STABLE_CALLS_PER_VARIANT = 3;
 
 const NO_CHURN: ArgumentChurn = Object.freeze({ count: 0, variantCount: 0 });
+/** The answer of most queries on unique calls, shared: one object each would be garbage at once. */
+const NONE: { readonly count: 0 } = Object.freeze({ count: 0 });
 
 /**
  * What OpenClaw's detectors derive from one run scope's records, computed before the
@@ -109,8 +111,9 @@ export interface ScopedHistory {
 }
 
 export class ScopeView implements ScopedHistory {
-  /** The last streak computed (several detectors ask for the call's own). */
-  private streak: { key: string; streak: NoProgressStreak } | undefined = undefined;
+  /** The signature of the last streak computed, and that streak (several detectors ask for the call's own). */
+  private streakKey: string | undefined = undefined;
+  private streak: NoProgressStreak = NONE;
   private terminal: { argsHash: string; streak: NoProgressStreak } | undefined = undefined;
 
   /**
@@ -124,8 +127,11 @@ export class ScopeView implements ScopedHistory {
 
   noProgressStreak(argsHash: string, toolName: string): NoProgressStreak {
     const key = this.keyOf(toolName, argsHash);
-    if (this.streak?.key !== key) this.streak = { key, streak: this.computeNoProgressStreak(key) };
-    return this.streak.streak;
+    if (this.streakKey !== key) {
+      this.streak = this.computeNoProgressStreak(key);
+      this.streakKey = key;
+    }
+    return this.streak;
   }
 
   /** The signature key of a call (see {@link signatureKey}), from the scope's cache when there is one. */
@@ -156,7 +162,8 @@ export class ScopeView implements ScopedHistory {
       }
     }
     // No concrete outcome at all: the recorded vetoes are the streak (a batch's siblings alone are none).
-    return latestResultHash === undefined ? { count: Math.max(0, vetoes - projected) } : { count, latestResultHash };
+    if (latestResultHash !== undefined) return { count, latestResultHash };
+    return vetoes > projected ? { count: vetoes - projected } : NONE;
   }
 
   /**
@@ -176,10 +183,10 @@ export class ScopeView implements ScopedHistory {
     const scope = this.scope;
     let vetoes = 0;
     for (const sibling of this.inFlight) {
-      if (sibling.toolName !== 'exec') return { count: 0 };
+      if (sibling.toolName !== 'exec') return NONE;
       vetoes += 1;
     }
-    if (!scope) return { count: 0 };
+    if (!scope) return NONE;
     let anchorHash: string | undefined;
     let anchorIdentity: string | undefined;
     let crossed = false;
@@ -207,7 +214,7 @@ export class ScopeView implements ScopedHistory {
       count += vetoes + 1;
       vetoes = 0;
     }
-    return anchorHash === undefined ? { count: 0 } : { count, latestResultHash: anchorHash, acrossArguments: true };
+    return anchorHash === undefined ? NONE : { count, latestResultHash: anchorHash, acrossArguments: true };
   }
 
   recentCount(argsHash: string, toolName: string): number {
@@ -216,7 +223,7 @@ export class ScopeView implements ScopedHistory {
 
   unknownToolStreak(toolName: string): UnknownToolStreak {
     const scope = this.scope;
-    if (!scope) return { count: 0 };
+    if (!scope) return NONE;
     let unknownToolName: string | undefined;
     let count = 0;
     for (let s = scope.end - 1; s >= scope.first; s -= 1) {
@@ -226,14 +233,14 @@ export class ScopeView implements ScopedHistory {
       else if (name !== unknownToolName) break;
       count += 1;
     }
-    return unknownToolName === undefined ? { count } : { count, unknownToolName };
+    return unknownToolName === undefined ? NONE : { count, unknownToolName };
   }
 
   pingPong(argsHash: string): PingPongCandidate {
     const scope = this.scope;
-    if (!scope || scope.alternationTail < 2) return { count: 0 };
+    if (!scope || scope.alternationTail < 2) return NONE;
     const last = scope.end - 1;
-    if (!scope.hasArgsHash(last - 1, argsHash)) return { count: 0 };
+    if (!scope.hasArgsHash(last - 1, argsHash)) return NONE;
     return {
       count: scope.alternationTail + 1,
       pairedToolName: scope.toolName(last),
@@ -392,9 +399,9 @@ export class ScopeView implements ScopedHistory {
 
   typedErrorRepeat(family: string): TypedErrorRepeat {
     const scope = this.scope;
-    if (!scope || scope.typedErrors === 0) return { count: 0 };
+    if (!scope || scope.typedErrors === 0) return NONE;
     const identity = this.newestTypedError(family);
-    if (identity === undefined) return { count: 0 };
+    if (identity === undefined) return NONE;
     let count = 0;
     for (let s = scope.end - 1; s >= scope.first; s -= 1) if (scope.typedError(s) === identity) count += 1;
     return { count, code: identity.slice(identity.lastIndexOf(':') + 1) };
