@@ -254,8 +254,10 @@ export class LoopRun {
    * mode nothing is blocked. `ref`: the call's span, kept (16 bytes) for the links of an evidence
    * span while detection or an armed guard runs. The call first settles an open recovery watch;
    * a surfaced verdict opens one (with `recoveryWindow`); {@link RunCheck.recovery} is the one settled.
+   * `at`: the call's time on the run's clock, when the caller has just read it (its record's
+   * timestamp; default: the clock is read).
    */
-  judge(call: ToolCallSignature, toolCallId?: string, alreadyRan = false, ref?: CallRef): RunCheck {
+  judge(call: ToolCallSignature, toolCallId?: string, alreadyRan = false, ref?: CallRef, at?: number): RunCheck {
     const settled = this.extras?.recovery?.observe(call.argsHash);
     const check = this.check(call);
     if (ref && this.config.trackHistory && (this.config.enabled || this.guard?.enabled))
@@ -276,18 +278,18 @@ export class LoopRun {
       if (this.config.detectors.vetoesExtendStreak) this.recordVeto(call, toolCallId);
       return judged;
     }
-    this.recordCall(call, toolCallId);
+    this.recordCall(call, toolCallId, at);
     if (!alreadyRan && this.config.trackHistory) this.enterFlight(call);
     return judged;
   }
 
   /**
-   * Records a call that was allowed to run. Skipped when `enabled` is explicitly `false`
-   * (then neither the detectors nor the post-compaction guard use the history).
+   * Records a call that was allowed to run (`at`: as for {@link judge}). Skipped when `enabled`
+   * is explicitly `false` (then neither the detectors nor the post-compaction guard use the history).
    */
-  recordCall(call: ToolCallSignature, toolCallId?: string): void {
+  recordCall(call: ToolCallSignature, toolCallId?: string, at?: number): void {
     if (this.config.trackHistory)
-      this.history.appendCall(call.toolName, call.argsHash, toolCallId, this.runId, this.config.historySize);
+      this.history.appendCall(call.toolName, call.argsHash, toolCallId, this.runId, this.config.historySize, at);
   }
 
   /** Records a call that loop detection blocked: a record with the veto outcome, no hash. */

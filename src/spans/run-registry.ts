@@ -69,9 +69,12 @@ export class RunRegistry<T> {
     return this.runs.get(key)?.state;
   }
 
-  /** The run's state, created with `create` when absent; marks the run active. */
-  touch(key: string, create: () => T): T {
-    const now = this.elapsed();
+  /**
+   * The run's state, created with `create` when absent; marks the run active. `reading`: the
+   * clock's reading now, when the caller has just taken one (default: the clock is read).
+   */
+  touch(key: string, create: () => T, reading = this.now()): T {
+    const now = this.elapsed(reading);
     this.sweep(now);
     const newest = this.newest;
     if (newest !== undefined && newest.key === key) {
@@ -97,10 +100,10 @@ export class RunRegistry<T> {
   /**
    * {@link touch}, and holds the run until {@link letGo}: a call in flight (a tool span between
    * its start and its end) keeps its run from being released as idle, however long it runs.
-   * The run is still released when its root ends, and by the live-run cap.
+   * The run is still released when its root ends, and by the live-run cap. `reading`: as for {@link touch}.
    */
-  hold(key: string, create: () => T): HeldRun<T> {
-    this.touch(key, create);
+  hold(key: string, create: () => T, reading = this.now()): HeldRun<T> {
+    this.touch(key, create, reading);
     // The touch made the run the newest.
     const entry = this.newest!;
     entry.holds += 1;
@@ -116,7 +119,7 @@ export class RunRegistry<T> {
     const entry = held as RunEntry<T>;
     if (entry.holds < 0) return undefined;
     entry.holds -= 1;
-    entry.lastActive = this.elapsed();
+    entry.lastActive = this.elapsed(this.now());
     if (this.newest !== entry) {
       this.unlink(entry);
       this.append(entry);
@@ -184,12 +187,11 @@ export class RunRegistry<T> {
   }
 
   /**
-   * The clock's reading minus the first one: a small integer for a millisecond clock, which an
-   * entry holds in place, where an absolute `Date.now()` would be a boxed number per run. Past
-   * 2³⁰ ms (12 days) every time is rebased, so that they stay small.
+   * A reading of the clock minus the first one: a small integer for a millisecond clock, which
+   * an entry holds in place, where an absolute `Date.now()` would be a boxed number per run.
+   * Past 2³⁰ ms (12 days) every time is rebased, so that they stay small.
    */
-  private elapsed(): number {
-    const reading = this.now();
+  private elapsed(reading: number): number {
     if (this.epoch === undefined) {
       this.epoch = reading;
       // The sweep's schedule stays where the clock's zero puts it.

@@ -289,7 +289,9 @@ export class SpanGuard<S extends object> {
       if (guard.enabled) armed = { windowSize: guard.windowSize, message: guardArmedMessage(guard.windowSize) };
     }
     if (!tool) return { scope, run, armed };
-    const held = this.runs.hold(scope.runKey, () => this.newRun(scope));
+    // One reading of the clock for the run's activity and the call's record.
+    const now = this.options.clock();
+    const held = this.runs.hold(scope.runKey, () => this.newRun(scope), now);
     run = held.state;
     const state: ToolSpanState<S> = {
       tool,
@@ -307,7 +309,7 @@ export class SpanGuard<S extends object> {
     if (!call) return { scope, run, armed, tool };
     state.call = call;
     this.noteJudgedAtStart(run, tool.toolName);
-    const check = run.loop.judge(call, tool.toolCallId, false, this.options.keepCallRefs?.() ? ids : undefined);
+    const check = run.loop.judge(call, tool.toolCallId, false, this.options.keepCallRefs?.() ? ids : undefined, now);
     const { recovery } = check;
     if (!check.verdict)
       return recovery ? { scope, run, armed, tool, call, recovery } : { scope, run, armed, tool, call };

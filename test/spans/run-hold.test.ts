@@ -60,6 +60,22 @@ describe('a run with a tool span in flight', () => {
     expect(h.processor.getStats().releasedRuns['root-ended']).toBe(1);
   });
 
+  it('reads the clock once as a call starts (its run’s activity and its record) and once as it ends', async () => {
+    let reads = 0;
+    const h = await createOtelHarness({ config: W2_C3, clock: () => (reads += 1) * 100 });
+    const root = startRunSpan(h.tracer, { runId: 'R' });
+    const call = startToolSpan(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root });
+    expect(reads).toBe(1);
+    endToolSpan(call, { result: 'x' });
+    expect(reads).toBe(2);
+    // The third call's warning measures (one more reading) from the first call's record, stamped 100.
+    for (let i = 0; i < 2; i += 1)
+      toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
+    expect(h.loopEvents.map((e) => [e.level, e.wastedMs])).toEqual([['warning', 600 - 100]]);
+    expect(reads).toBe(7);
+    root.end();
+  });
+
   it('whose root ends while a call runs is released, and the call’s end starts the run afresh', async () => {
     const h = await createOtelHarness({ config: W2_C3 });
     const root = startRunSpan(h.tracer, { runId: 'R' });

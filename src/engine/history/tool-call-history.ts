@@ -96,15 +96,19 @@ export class ToolCallHistory {
     return scope.toRecord(seq);
   }
 
-  /** {@link recordCall} for a normalised run id, without a call object (a run's hot path). */
+  /**
+   * {@link recordCall} for a normalised run id, without a call object (a run's hot path).
+   * `timestamp`: the record's, when the caller has just read this history's clock (default: it is read).
+   */
   appendCall(
     toolName: string,
     argsHash: string,
     toolCallId: string | undefined,
     runId: string | undefined,
     historySize: number,
+    timestamp?: number,
   ): void {
-    this.append(toolName, argsHash, toolCallId, runId, historySize);
+    this.append(toolName, argsHash, toolCallId, runId, historySize, timestamp);
   }
 
   /**
@@ -184,6 +188,7 @@ export class ToolCallHistory {
     toolCallId: string | undefined,
     runId: string | undefined,
     historySize: number,
+    timestamp = this.now(),
   ): ScopeLog {
     this.trim(historySize - 1);
     let scope = this.scopeOf(runId);
@@ -199,7 +204,7 @@ export class ToolCallHistory {
       if (this.multi) this.multi.scopes.set(runId ?? '', scope);
       else this.sole = scope;
     }
-    scope.push(toolName, argsHash, toolCallId, this.now(), historySize);
+    scope.push(toolName, argsHash, toolCallId, timestamp, historySize);
     this.multi?.order.push(scope);
     return scope;
   }
