@@ -1,6 +1,6 @@
 import type { Digester } from '../engine/hashing/digest.js';
 import { hashToolOutcome, type OutcomeHash } from '../engine/hashing/outcome-hash.js';
-import { DeferredOutcome } from '../engine/history/deferred-outcome.js';
+import { DeferredOutcome, type DeferredContent, type KeptFacts } from '../engine/history/deferred-outcome.js';
 import { TextMemo, type TextMemoLimits } from '../engine/hashing/text-memo.js';
 import { describeToolCall } from '../engine/hashing/tool-call.js';
 import { writeTargetHash } from '../engine/hashing/write-target.js';
@@ -259,8 +259,8 @@ export interface ResultDeferral {
  * `write`'s mutation target comes from its params, so it is known now. `params`: the parsed
  * arguments (kept until the run keeps the outcome, then parsed again from `rawArguments` if it
  * is read; both `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
- * {@link hashToolSpanOutcome}. `also.remember` is told the outcome once it is hashed;
- * `also.targetHash` is the call's digest of a `write`'s target from the same params, if it has one.
+ * {@link hashToolSpanOutcome}. `targetHash` is the call's digest of a `write`'s target from the
+ * same params, if it has one; `remember` is told the outcome once it is hashed.
  */
 export function deferredToolSpanOutcome(
   digester: Digester,
@@ -269,7 +269,8 @@ export function deferredToolSpanOutcome(
   rawArguments: unknown,
   end: ToolCallEnd,
   deferral: ResultDeferral,
-  also: { readonly remember?: (outcome: OutcomeHash) => void; readonly targetHash?: string } = {},
+  targetHash?: string,
+  remember?: (outcome: OutcomeHash) => void,
 ): DeferredOutcome | undefined {
   const { result } = end;
   const { from, check } = deferral;
@@ -284,35 +285,58 @@ export function deferredToolSpanOutcome(
   )
     return undefined;
   const bytes = 2 * (result.length + (typeof rawArguments === 'string' ? rawArguments.length : 0));
-  let parsed = params;
-  let kept = false;
-  const { remember, targetHash } = also;
   return new DeferredOutcome(
-    () => {
-      const outcome = hashToolOutcome(
-        digester,
-        {
-          toolName,
-          params: kept ? parseJsonAttribute(rawArguments) : parsed,
-          result: parseJsonAttribute(result),
-        },
-        targetHash === undefined ? undefined : { targetHash },
-      );
-      remember?.(outcome);
-      return outcome;
-    },
+    new DeferredToolResult(digester, toolName, params, rawArguments, result, check, targetHash, remember),
     bytes,
-    () => {
-      if (!check.holds(toolName, result)) return false;
-      const mutationTargetHash = toolName === 'write' ? writeTargetHash(digester, parsed, targetHash) : undefined;
-      kept = true;
-      parsed = undefined;
-      return mutationTargetHash === undefined ? NO_FACTS : { mutationTargetHash };
-    },
   );
 }
 
 const NO_FACTS = Object.freeze({});
+
+/**
+ * What a deferred tool span outcome hashes when it is read (see {@link deferredToolSpanOutcome}):
+ * the raw result and arguments, and the parsed arguments until the outcome may stay unhashed
+ * (then they are let go, and parsed again from the raw text if the hash is read).
+ */
+class DeferredToolResult implements DeferredContent {
+  private kept = false;
+
+  constructor(
+    private readonly digester: Digester,
+    private readonly toolName: string,
+    private params: unknown,
+    private readonly rawArguments: unknown,
+    private readonly result: string,
+    private readonly check: HashOnlyResultCheck,
+    private readonly targetHash: string | undefined,
+    private readonly remember: ((outcome: OutcomeHash) => void) | undefined,
+  ) {}
+
+  hash(): OutcomeHash {
+    const { digester, toolName, targetHash } = this;
+    const outcome = hashToolOutcome(
+      digester,
+      {
+        toolName,
+        params: this.kept ? parseJsonAttribute(this.rawArguments) : this.params,
+        result: parseJsonAttribute(this.result),
+      },
+      targetHash === undefined ? undefined : { targetHash },
+    );
+    this.remember?.(outcome);
+    return outcome;
+  }
+
+  mayKeep(): KeptFacts | false {
+    const { digester, toolName } = this;
+    if (!this.check.holds(toolName, this.result)) return false;
+    const mutationTargetHash =
+      toolName === 'write' ? writeTargetHash(digester, this.params, this.targetHash) : undefined;
+    this.kept = true;
+    this.params = undefined;
+    return mutationTargetHash === undefined ? NO_FACTS : { mutationTargetHash };
+  }
+}
 
 /**
  * An outcome as a memo keeps it: its near-duplicate evidence, computed on first use, comes from
@@ -450,10 +474,16 @@ class LiveToolCall implements ToolCallSource {
             memos?.outcomes.set(toolName, result, args, rememberedOf(digester, toolName, outcome, result, args));
     const params = this.parsedParams();
     const { targetHash } = this;
-    const deferred = deferredToolSpanOutcome(digester, toolName, params, rawArguments, end, this.deferral, {
-      remember,
+    const deferred = deferredToolSpanOutcome(
+      digester,
+      toolName,
+      params,
+      rawArguments,
+      end,
+      this.deferral,
       targetHash,
-    });
+      remember,
+    );
     if (deferred !== undefined) return deferred;
     const hashed = hashToolSpanOutcome(digester, toolName, params, end, targetHash);
     remember?.(hashed);

@@ -15,6 +15,18 @@ export interface KeptFacts {
   readonly mutationTargetHash?: string;
 }
 
+/** The content a {@link DeferredOutcome} defers: what its hash is computed from. */
+export interface DeferredContent {
+  /** The outcome, hashed now. Asked at most once; the content is let go afterwards. */
+  hash(): OutcomeHash;
+  /**
+   * Whether nothing but the hash (and a `write`'s target, known from its params) can come of the
+   * content, and that target; `false`: it must be hashed now. Asked at most once, when a run
+   * would keep the outcome unhashed; it may let go of what only hashing now needed.
+   */
+  mayKeep(): KeptFacts | false;
+}
+
 /**
  * A successful outcome whose hash may be computed only when a reader first asks for it: most
  * calls are never repeated within the history window, so their results need never be parsed
@@ -28,7 +40,8 @@ export interface KeptFacts {
  * `resultHash` computes it.
  */
 export class DeferredOutcome implements OutcomeHash {
-  private compute: (() => OutcomeHash) | undefined;
+  /** Until it is hashed or dropped. */
+  private content: DeferredContent | undefined;
   private hashed: OutcomeHash | undefined = undefined;
   /** The budget it counts against while it holds its raw content there. */
   private budget: DeferredOutcomeBudget | undefined = undefined;
@@ -37,25 +50,22 @@ export class DeferredOutcome implements OutcomeHash {
   private kind: 'write-mutation' | undefined = undefined;
   private target: string | undefined = undefined;
   private kept = false;
-  /** Asked once; then let go, as it holds the raw result. */
-  private mayKeep: (() => KeptFacts | false) | undefined;
+  /** Whether the content was asked {@link DeferredContent.mayKeep} (or dropped): the answer stands. */
+  private asked = false;
   /** The record that holds it, while one does. */
   private holder: DeferredOutcomeHolder | undefined = undefined;
   private seq = 0;
 
   /**
-   * `bytes`: what `compute` holds (the raw texts), counted against a budget; `mayKeep`: whether
-   * nothing but the hash (and a `write`'s target, known from its params) can come of the
-   * result, asked once a run would keep it unhashed (it may let go of what only hashing now
-   * needed), and that target.
+   * `bytes`: what `content` holds (the raw texts), counted against a budget. One object with
+   * the content's fields, not two closures over them: a deferred outcome is made for most
+   * successful calls, and lives as long as its record.
    */
   constructor(
-    compute: () => OutcomeHash,
+    content: DeferredContent,
     readonly bytes: number,
-    mayKeep: () => KeptFacts | false,
   ) {
-    this.compute = compute;
-    this.mayKeep = mayKeep;
+    this.content = content;
   }
 
   get outcomeKind(): 'write-mutation' | undefined {
@@ -73,8 +83,8 @@ export class DeferredOutcome implements OutcomeHash {
    */
   keep(): boolean {
     if (this.kept) return true;
-    const facts = this.mayKeep?.() ?? false;
-    this.mayKeep = undefined;
+    const facts = this.asked || this.content === undefined ? false : this.content.mayKeep();
+    this.asked = true;
     if (facts === false) return false;
     this.kept = true;
     this.target = facts.mutationTargetHash;
@@ -100,11 +110,11 @@ export class DeferredOutcome implements OutcomeHash {
   /** The outcome, hashed now if it was not yet; its raw content is let go. */
   resolve(): OutcomeHash {
     if (this.hashed === undefined) {
-      const compute = this.compute;
-      if (compute === undefined) throw new Error('a deferred outcome was read after its record left the history');
-      this.compute = undefined;
+      const { content } = this;
+      if (content === undefined) throw new Error('a deferred outcome was read after its record left the history');
+      this.content = undefined;
       this.uncount();
-      const outcome = compute();
+      const outcome = content.hash();
       // A kept outcome's run reads no near-duplicate evidence, and that evidence holds the text.
       if (this.kept) {
         const { similarity: _, ...facts } = outcome;
@@ -116,8 +126,8 @@ export class DeferredOutcome implements OutcomeHash {
 
   /** Its record left the history unread: the raw content is let go, never hashed. */
   drop(): void {
-    this.compute = undefined;
-    this.mayKeep = undefined;
+    this.content = undefined;
+    this.asked = true;
     this.uncount();
   }
 

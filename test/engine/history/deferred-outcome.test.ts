@@ -19,14 +19,16 @@ const argsHashOf = (tool: string, args: number) => `${tool}:${hex(args)}`;
 /** A deferred outcome of `resultHash` (of a `write` to `target`), kept, that counts how often it was hashed. */
 function deferred(resultHash: string, hashed: { count: number }, bytes = 100, target?: string): DeferredOutcome {
   const outcome = new DeferredOutcome(
-    () => {
-      hashed.count += 1;
-      return target === undefined
-        ? { resultHash }
-        : { resultHash, outcomeKind: 'write-mutation', mutationTargetHash: target };
+    {
+      hash: () => {
+        hashed.count += 1;
+        return target === undefined
+          ? { resultHash }
+          : { resultHash, outcomeKind: 'write-mutation', mutationTargetHash: target };
+      },
+      mayKeep: () => (target === undefined ? {} : { mutationTargetHash: target }),
     },
     bytes,
-    () => (target === undefined ? {} : { mutationTargetHash: target }),
   );
   // As a run does before it keeps one unhashed.
   outcome.keep();
@@ -296,11 +298,7 @@ describe('LoopRun and deferred outcomes', () => {
     loop.complete(
       read(1),
       undefined,
-      new DeferredOutcome(
-        () => ({ resultHash: hex(1) }),
-        100,
-        () => false,
-      ),
+      new DeferredOutcome({ hash: () => ({ resultHash: hex(1) }), mayKeep: () => false }, 100),
     );
     expect(budget.heldOutcomes).toBe(0);
     expect(loop.history.records().map((r) => r.resultHash)).toEqual([0, 0, 1].map(hex));
