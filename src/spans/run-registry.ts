@@ -113,13 +113,14 @@ export class RunRegistry<T> {
   /**
    * The call holding the run ended: the run is active now, and idle from now once no call holds
    * it. Returns its state, or `undefined` when it was released meanwhile (its root ended, or the
-   * live-run cap evicted it). No lookup by key: the hold is the run's entry.
+   * live-run cap evicted it). No lookup by key: the hold is the run's entry. `reading`: as for
+   * {@link touch}.
    */
-  letGo(held: HeldRun<T>): T | undefined {
+  letGo(held: HeldRun<T>, reading = this.now()): T | undefined {
     const entry = held as RunEntry<T>;
     if (entry.holds < 0) return undefined;
     entry.holds -= 1;
-    entry.lastActive = this.elapsed(this.now());
+    entry.lastActive = this.elapsed(reading);
     if (this.newest !== entry) {
       this.unlink(entry);
       this.append(entry);

@@ -343,15 +343,17 @@ export class SpanGuard<S extends object> {
    * enough for V8 to inline, for the spans that are no tool call (most spans).
    */
   private finishState(span: S, state: ToolSpanState<S>): ToolSpanFinished<S> | undefined {
+    // One reading of the clock for the run's activity and, for a call judged only now, its record.
+    const now = this.options.clock();
     // The run held since the start, unless it was released meanwhile (its root ended, or the cap).
-    const heldRun = state.held && this.runs.letGo(state.held);
+    const heldRun = state.held && this.runs.letGo(state.held, now);
     if (state.outer) {
       state.outer.innerOutcome = state.tool.outcome(span);
       return undefined;
     }
     const { tool } = state;
     const scope = state.call ? state.scope : this.settleScope(span, state.scope);
-    const run = heldRun && scope.runKey === state.scope.runKey ? heldRun : this.touch(scope);
+    const run = heldRun && scope.runKey === state.scope.runKey ? heldRun : this.touch(scope, now);
     let verdict: CallVerdict | undefined;
     let recovery: RecoveryResolution | undefined;
     let call = state.call;
@@ -364,6 +366,7 @@ export class SpanGuard<S extends object> {
         tool.toolCallId,
         true,
         this.options.keepCallRefs?.() ? refOf(span) : undefined,
+        now,
       );
       if (check.verdict) verdict = { check: check as CallVerdict['check'], phase: 'end' };
       recovery = check.recovery;
@@ -493,8 +496,9 @@ export class SpanGuard<S extends object> {
     return false;
   }
 
-  private touch(scope: SpanScope): RunState {
-    return this.runs.touch(scope.runKey, () => this.newRun(scope));
+  /** `reading`: the clock's, when the caller has just taken one. */
+  private touch(scope: SpanScope, reading?: number): RunState {
+    return this.runs.touch(scope.runKey, () => this.newRun(scope), reading);
   }
 
   private newRun(scope: SpanScope): RunState {

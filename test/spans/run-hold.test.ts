@@ -4,6 +4,7 @@
  * the processor on a real `BasicTracerProvider`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import * as sc from '../../src/semconv.js';
 import {
   createOtelHarness,
   endToolSpan,
@@ -60,7 +61,7 @@ describe('a run with a tool span in flight', () => {
     expect(h.processor.getStats().releasedRuns['root-ended']).toBe(1);
   });
 
-  it('reads the clock once as a call starts (its run’s activity and its record) and once as it ends', async () => {
+  it('reads the clock once as a call starts and once as it ends, for its run’s activity and its record', async () => {
     let reads = 0;
     const h = await createOtelHarness({ config: W2_C3, clock: () => (reads += 1) * 100 });
     const root = startRunSpan(h.tracer, { runId: 'R' });
@@ -73,6 +74,12 @@ describe('a run with a tool span in flight', () => {
       toolCall(h.tracer, { tool: 'read', args: { path: 'a' }, parent: root }, { result: 'x' });
     expect(h.loopEvents.map((e) => [e.level, e.wastedMs])).toEqual([['warning', 600 - 100]]);
     expect(reads).toBe(7);
+    // Arguments known only at the end: the one reading there serves the run and the call's record.
+    const late = startToolSpan(h.tracer, { tool: 'read', parent: root });
+    expect(reads).toBe(8);
+    late.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, '{"path":"b"}');
+    endToolSpan(late, { result: 'x' });
+    expect(reads).toBe(9);
     root.end();
   });
 
