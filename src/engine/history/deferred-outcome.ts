@@ -50,7 +50,7 @@ export class DeferredOutcome implements OutcomeHash {
   private kind: 'write-mutation' | undefined = undefined;
   private target: string | undefined = undefined;
   private kept = false;
-  /** Whether the content was asked {@link DeferredContent.mayKeep} (or dropped): the answer stands. */
+  /** Whether the content was asked {@link DeferredContent.mayKeep}: the answer stands. */
   private asked = false;
   /** The record that holds it, while one does. */
   private holder: DeferredOutcomeHolder | undefined = undefined;
@@ -127,7 +127,6 @@ export class DeferredOutcome implements OutcomeHash {
   /** Its record left the history unread: the raw content is let go, never hashed. */
   drop(): void {
     this.content = undefined;
-    this.asked = true;
     this.uncount();
   }
 
