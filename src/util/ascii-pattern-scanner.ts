@@ -15,27 +15,28 @@
  * non-ASCII character one character at a time: 5.3 µs for the bench's 10 KB structured result,
  * against 1.0 µs for the narrowing copy.)
  *
- * The module is generated for the patterns (their characters, each repeated 16 times, sit at the
- * top of its memory as the operands of its comparisons) and instantiated synchronously; each
- * scanner owns its memory (one 64 KiB page, never grown): texts are copied in slices of
- * {@link SLICE_CHARS} units that overlap by the longest pattern's length less one, so an
- * occurrence across a slice boundary is seen whole in the next slice.
+ * The module is generated for the patterns (the tables and characters it compares with sit at
+ * the top of its memory) and instantiated synchronously; each scanner owns its memory (one 64 KiB
+ * page, never grown): texts are copied in slices of {@link SLICE_CHARS} units that overlap by the
+ * longest pattern's length less one, so an occurrence across a slice boundary is seen whole in
+ * the next slice.
  */
 
 /** UTF-16 units copied per pass, one byte each (exported for the tests of slice boundaries). */
 export const SLICE_CHARS = 48 * 1024;
 /** Bytes cleared after a slice's bytes: the widest unaligned read (16 bytes at the longest pattern's last offset) stays in them. */
 const PADDING = 32;
+const MIN_PATTERN_LENGTH = 2;
 const MAX_PATTERN_LENGTH = 16;
 const MAX_PATTERNS = 30;
 const PAGE_BYTES = 65_536;
 /**
- * Where the comparisons' operands (each pattern character 16 times) start: the top of the page,
- * above the text and its padding. Read from memory, they cost one load each; as `v128.const`
- * immediates V8 builds each one anew in every step (the scan took 1.7 × as long).
+ * Where the comparisons' operands start: the top of the page, above the text and its padding.
+ * Read from memory, they cost one load each; as `v128.const` immediates V8 builds each one anew
+ * in every step (the scan took 1.7 × as long).
  */
-function operandsAt(characters: number): number {
-  return PAGE_BYTES - 16 * characters;
+function operandsAt(layout: OperandLayout): number {
+  return PAGE_BYTES - layout.bytes;
 }
 
 /** WebAssembly opcodes the generated module uses. */
@@ -60,7 +61,7 @@ const OP = {
   blockVoid: 0x40,
 } as const;
 /** SIMD sub-opcodes (after the 0xFD prefix). */
-const SIMD = { v128Load: 0x00, i8x16Eq: 0x23, v128And: 0x4e, v128Or: 0x50, anyTrue: 0x53 } as const;
+const SIMD = { v128Load: 0x00, i8x16Swizzle: 0x0e, i8x16Eq: 0x23, v128And: 0x4e, v128Or: 0x50, anyTrue: 0x53 } as const;
 
 function uleb(value: number): number[] {
   const out: number[] = [];
@@ -86,45 +87,124 @@ function simd(op: number): number[] {
 }
 
 /**
+ * Patterns whose filters compare the same two offsets, first character and character `offset`:
+ * a lone pattern compares them directly; two or more, whose first characters differ in their low
+ * four bits, look both up in tables of theirs (see {@link scanFunction}).
+ */
+interface FilterGroup {
+  readonly offset: number;
+  readonly members: readonly number[];
+}
+
+function filterGroups(patterns: readonly string[], offsets: readonly number[]): FilterGroup[] {
+  const groups: { offset: number; members: number[]; nibbles: Set<number> }[] = [];
+  patterns.forEach((pattern, j) => {
+    const nibble = pattern.charCodeAt(0) & 0x0f;
+    let group = groups.find((candidate) => candidate.offset === offsets[j] && !candidate.nibbles.has(nibble));
+    if (group === undefined) {
+      group = { offset: offsets[j], members: [], nibbles: new Set() };
+      groups.push(group);
+    }
+    group.members.push(j);
+    group.nibbles.add(nibble);
+  });
+  return groups.map(({ offset, members }) => ({ offset, members }));
+}
+
+/** Where each operand sits (bytes from the first) and the 16 bytes each holds. */
+interface OperandLayout {
+  readonly nibbleMask: number;
+  /** Per group: where its tables of first and filtered characters are (`-1` for a lone pattern). */
+  readonly tables: readonly (readonly [number, number])[];
+  /** Per pattern: where the operand of its first character is (the others follow, 16 bytes each). */
+  readonly characters: readonly number[];
+  readonly fill: readonly (readonly [number, readonly number[]])[];
+  readonly bytes: number;
+}
+
+function operandLayout(patterns: readonly string[], groups: readonly FilterGroup[]): OperandLayout {
+  const fill: [number, number[]][] = [];
+  let at = 0;
+  const place = (bytes: number[]): number => {
+    fill.push([at, bytes]);
+    at += 16;
+    return at - 16;
+  };
+  const nibbleMask = place(new Array<number>(16).fill(0x0f));
+  const tables = groups.map(({ offset, members }): [number, number] => {
+    if (members.length === 1) return [-1, -1];
+    // An unused entry must equal no byte with its index as low four bits: index ^ 1 never does.
+    const first = Array.from({ length: 16 }, (_, index) => index ^ 1);
+    const filtered = new Array<number>(16).fill(0);
+    for (const j of members) {
+      const nibble = patterns[j].charCodeAt(0) & 0x0f;
+      first[nibble] = patterns[j].charCodeAt(0);
+      filtered[nibble] = patterns[j].charCodeAt(offset);
+    }
+    return [place(first), place(filtered)];
+  });
+  const characters = patterns.map((pattern) => {
+    const own = at;
+    for (let k = 0; k < pattern.length; k += 1) place(new Array<number>(16).fill(pattern.charCodeAt(k)));
+    return own;
+  });
+  return { nibbleMask, tables, characters, fill, bytes: at };
+}
+
+/**
  * The module's one function, `scan(length) → mask`: over bytes `[0, length)` of its memory, 16
  * start positions per step, bit `j` of the mask set when pattern `j` starts at any of them. A
- * step first compares each pattern's first and last characters only (a pattern starts only where
- * both are); every character is compared only in the steps where some pattern's two are, few in
- * most texts, so a step costs about half the comparisons. Locals: 0 the length, 1 the position,
- * then the 16-byte reads at offsets 0…longest-1, then one accumulator per pattern. Operand `q`
- * (the `q`-th character of the patterns in order, 16 times) is at `operands + 16 q`.
+ * step first asks whether some pattern's first character and one other (its filter's, see
+ * {@link AsciiPatternScanner}) are in place at some position. Patterns whose filters use the
+ * same offset share the question: each byte's low four bits index a table of their first
+ * characters and one of their filtered characters (`i8x16.swizzle`), and the bytes read at
+ * offset 0 and at the filter's offset are compared with what the tables give, so one lookup and
+ * one comparison per read serve up to 16 patterns, where comparing each character costs one per
+ * pattern. Every character is compared only in the steps where some filter matches, few in most
+ * texts. Locals: 0 the length, 1 the position, then the 16-byte reads at offsets 0…longest-1,
+ * one accumulator per pattern, and the low four bits of the read at offset 0.
  */
-function scanFunction(patterns: readonly string[], operands: number): number[] {
+function scanFunction(
+  patterns: readonly string[],
+  groups: readonly FilterGroup[],
+  operands: number,
+  layout: OperandLayout,
+): number[] {
   const longest = Math.max(...patterns.map((p) => p.length));
   const position = 1;
   const read = (offset: number) => 2 + offset;
   const found = (j: number) => 2 + longest + j;
-  const firstOperand: number[] = [];
-  let operand = operands;
-  for (const pattern of patterns) {
-    firstOperand.push(operand);
-    operand += 16 * pattern.length;
-  }
+  const nibbles = 2 + longest + patterns.length;
+  const operand = (at: number) => [OP.i32Const, 0, ...simd(SIMD.v128Load), 0, ...uleb(operands + at)];
   const load = (offset: number) => [
     ...[OP.localGet, position, ...simd(SIMD.v128Load), 0, ...uleb(offset)],
     ...[OP.localSet, read(offset)],
   ];
   /** Compares the 16-byte read at offset `k` with character `k` of pattern `j` (its operand). */
   const compare = (j: number, k: number) => [
-    ...[OP.localGet, read(k), OP.i32Const, 0, ...simd(SIMD.v128Load), 0, ...uleb(firstOperand[j] + 16 * k)],
+    ...[OP.localGet, read(k), ...operand(layout.characters[j] + 16 * k)],
     ...simd(SIMD.i8x16Eq),
   ];
-  const ends = new Set(patterns.flatMap((pattern) => [0, pattern.length - 1]));
+  const lookUp = (table: number, offset: number) => [
+    ...operand(table),
+    ...[OP.localGet, nibbles, ...simd(SIMD.i8x16Swizzle)],
+    ...[OP.localGet, read(offset), ...simd(SIMD.i8x16Eq)],
+  ];
+  const filtered = new Set([0, ...groups.map((group) => group.offset)]);
   const body: number[] = [OP.block, OP.blockVoid, OP.loop, OP.blockVoid];
   body.push(OP.localGet, position, OP.localGet, 0, OP.i32GeU, OP.brIf, 1);
-  for (const offset of ends) body.push(...load(offset));
-  patterns.forEach((pattern, j) => {
-    body.push(...compare(j, 0));
-    if (pattern.length > 1) body.push(...compare(j, pattern.length - 1), ...simd(SIMD.v128And));
-    if (j > 0) body.push(...simd(SIMD.v128Or));
+  for (const offset of filtered) body.push(...load(offset));
+  if (groups.some((group) => group.members.length > 1))
+    body.push(OP.localGet, read(0), ...operand(layout.nibbleMask), ...simd(SIMD.v128And), OP.localSet, nibbles);
+  groups.forEach(({ offset, members }, g) => {
+    const [first, second] = layout.tables[g];
+    if (members.length === 1) body.push(...compare(members[0], 0), ...compare(members[0], offset));
+    else body.push(...lookUp(first, 0), ...lookUp(second, offset));
+    body.push(...simd(SIMD.v128And));
+    if (g > 0) body.push(...simd(SIMD.v128Or));
   });
   body.push(...simd(SIMD.anyTrue), OP.if, OP.blockVoid);
-  for (let offset = 1; offset < longest; offset += 1) if (!ends.has(offset)) body.push(...load(offset));
+  for (let offset = 1; offset < longest; offset += 1) if (!filtered.has(offset)) body.push(...load(offset));
   patterns.forEach((pattern, j) => {
     for (let k = 0; k < pattern.length; k += 1) {
       body.push(...compare(j, k));
@@ -139,7 +219,7 @@ function scanFunction(patterns: readonly string[], operands: number): number[] {
     body.push(OP.localGet, found(j), ...simd(SIMD.anyTrue), OP.i32Const, j, OP.i32Shl, OP.i32Or),
   );
   body.push(OP.end);
-  const locals = [2, 1, OP.typeI32, ...uleb(longest + patterns.length), OP.typeV128];
+  const locals = [2, 1, OP.typeI32, ...uleb(longest + patterns.length + 1), OP.typeV128];
   return sized([...locals, ...body]);
 }
 
@@ -161,12 +241,18 @@ interface ScannerExports {
   readonly memory: { readonly buffer: ArrayBuffer };
 }
 
-function instantiate(patterns: readonly string[], operands: number): ScannerExports {
+function instantiate(
+  patterns: readonly string[],
+  groups: readonly FilterGroup[],
+  operands: number,
+  layout: OperandLayout,
+): ScannerExports {
   const wasm = (globalThis as unknown as { readonly WebAssembly: WasmApi }).WebAssembly;
-  return new wasm.Instance(new wasm.Module(scannerModule(patterns, operands))).exports as unknown as ScannerExports;
+  const module = new wasm.Module(scannerModule(scanFunction(patterns, groups, operands, layout)));
+  return new wasm.Instance(module).exports as unknown as ScannerExports;
 }
 
-function scannerModule(patterns: readonly string[], operands: number): Uint8Array {
+function scannerModule(scan: readonly number[]): Uint8Array {
   const bytes = [
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [[OP.typeFunc, 1, OP.typeI32, 1, OP.typeI32]]),
@@ -176,9 +262,21 @@ function scannerModule(patterns: readonly string[], operands: number): Uint8Arra
       [...name('scan'), 0x00, 0],
       [...name('memory'), 0x02, 0],
     ]),
-    ...section(10, [scanFunction(patterns, operands)]),
+    ...section(10, [scan]),
   ];
   return new Uint8Array(bytes);
+}
+
+/** Each pattern's filter offset: its `filterAt` entry, else 1. */
+function filterOffsets(patterns: readonly string[], filterAt: Readonly<Record<string, number>>): number[] {
+  for (const [text, offset] of Object.entries(filterAt)) {
+    const pattern = patterns.find((candidate) => candidate === text);
+    if (pattern === undefined || !Number.isInteger(offset) || offset < 1 || offset >= pattern.length)
+      throw new RangeError(
+        `AsciiPatternScanner: filterAt ${JSON.stringify(text)} must name a pattern and one of its characters after the first, got ${offset}`,
+      );
+  }
+  return patterns.map((pattern) => (Object.hasOwn(filterAt, pattern) ? filterAt[pattern] : 1));
 }
 
 /** Whether every character is U+0001–U+007F (a NUL would match the zero padding). */
@@ -190,7 +288,21 @@ function isAscii(text: string): boolean {
   return true;
 }
 
-/** Finds which of its patterns may occur in a text (see the module comment). */
+/** Options of {@link AsciiPatternScanner}. */
+export interface AsciiPatternScannerOptions {
+  /**
+   * Per pattern, by its text: which of its characters (from 1) the filter compares besides its
+   * first. Pick one that seldom follows the first at that distance in the texts scanned. Default:
+   * 1, the second character, for every pattern.
+   */
+  readonly filterAt?: Readonly<Record<string, number>>;
+}
+
+/**
+ * Finds which of its patterns may occur in a text (see the module comment). A step of the scan
+ * compares every character of the patterns only where some pattern's filter matches: its first
+ * character and one other in place ({@link AsciiPatternScannerOptions.filterAt}).
+ */
 export class AsciiPatternScanner {
   private readonly scanBytes: (length: number) => number;
   /** The text's bytes and their padding. */
@@ -201,24 +313,29 @@ export class AsciiPatternScanner {
   private readonly all: number;
 
   /**
-   * @param patterns - 1 to 30 patterns of 1 to 16 ASCII characters (U+0001–U+007F) each; bit `j`
+   * @param patterns - 1 to 30 patterns of 2 to 16 ASCII characters (U+0001–U+007F) each; bit `j`
    *   of {@link mayOccur}'s mask stands for `patterns[j]`.
-   * @throws RangeError for any other patterns.
+   * @param options - See {@link AsciiPatternScannerOptions}.
+   * @throws RangeError for any other patterns, or a `filterAt` entry that names no pattern or is
+   *   not one of its characters after the first.
    */
-  constructor(readonly patterns: readonly string[]) {
+  constructor(
+    readonly patterns: readonly string[],
+    options: AsciiPatternScannerOptions = {},
+  ) {
     if (patterns.length === 0 || patterns.length > MAX_PATTERNS)
       throw new RangeError(`AsciiPatternScanner: 1 to ${MAX_PATTERNS} patterns, got ${patterns.length}`);
     for (const pattern of patterns)
-      if (pattern.length === 0 || pattern.length > MAX_PATTERN_LENGTH || !isAscii(pattern))
+      if (pattern.length < MIN_PATTERN_LENGTH || pattern.length > MAX_PATTERN_LENGTH || !isAscii(pattern))
         throw new RangeError(
-          `AsciiPatternScanner: a pattern is 1 to ${MAX_PATTERN_LENGTH} ASCII characters, got ${JSON.stringify(pattern)}`,
+          `AsciiPatternScanner: a pattern is ${MIN_PATTERN_LENGTH} to ${MAX_PATTERN_LENGTH} ASCII characters, got ${JSON.stringify(pattern)}`,
         );
-    const characters = patterns.join('');
-    const operands = operandsAt(characters.length);
-    const { scan, memory } = instantiate(patterns, operands);
+    const groups = filterGroups(patterns, filterOffsets(patterns, options.filterAt ?? {}));
+    const layout = operandLayout(patterns, groups);
+    const operands = operandsAt(layout);
+    const { scan, memory } = instantiate(patterns, groups, operands, layout);
     const page = new Uint8Array(memory.buffer);
-    for (let q = 0; q < characters.length; q += 1)
-      page.fill(characters.charCodeAt(q), operands + 16 * q, operands + 16 * (q + 1));
+    for (const [at, bytes] of layout.fill) page.set(bytes, operands + at);
     this.scanBytes = scan;
     this.bytes = page.subarray(0, SLICE_CHARS + PADDING);
     this.target = Buffer.from(memory.buffer, 0, SLICE_CHARS);

@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HashOnlyResultCheck, SCAN_RESULTS_FROM } from '../../src/spans/hash-only-result.js';
-import { SLICE_CHARS } from '../../src/util/ascii-pattern-scanner.js';
+import {
+  AsciiPatternScanner,
+  SLICE_CHARS,
+  type AsciiPatternScannerOptions,
+} from '../../src/util/ascii-pattern-scanner.js';
 
 /** The rule as written: no `\u`, no loop veto word, no typed-error stamp, no `changed` for a write. */
 function reference(toolName: string, text: string): boolean {
@@ -63,6 +67,22 @@ describe('HashOnlyResultCheck', () => {
     expect(check.holds('read', `${text}{"changed":false}`)).toBe(true);
     expect(check.holds('read', `${text} typed_code=E_BAD`)).toBe(false);
     expect(check.holds('read', `${text} ged -loop _code`)).toBe(true);
+  });
+
+  it("makes one scanner for a write's long results and one, without `ged`, for every other tool's", () => {
+    const made: [string[], AsciiPatternScannerOptions][] = [];
+    const check = new HashOnlyResultCheck((patterns, options) => {
+      made.push([[...patterns], options]);
+      return new AsciiPatternScanner(patterns, options);
+    });
+    const long = `${'x'.repeat(SCAN_RESULTS_FROM)} changed `;
+    for (const tool of ['read', 'exec', 'write', 'read', 'write'])
+      expect(check.holds(tool, long)).toBe(tool !== 'write');
+    // `ged` is filtered on its g and d: `ge` is common.
+    expect(made).toEqual([
+      [['\\u', '-loop', '_code'], {}],
+      [['\\u', '-loop', '_code', 'ged'], { filterAt: { ged: 2 } }],
+    ]);
   });
 
   it('answers with String#includes alone where no scanner can be made', () => {
