@@ -36,7 +36,10 @@ const CHANGED_TAIL = 8;
 export class HashOnlyResultCheck {
   private scanner: AsciiPatternScanner | undefined = undefined;
   private writeScanner: AsciiPatternScanner | undefined = undefined;
-  /** Making a scanner failed once: the runtime cannot, so it is not tried again. */
+  /**
+   * Making a scanner failed once. For these fixed patterns that means a runtime without
+   * WebAssembly SIMD, so neither scanner is tried again; one already made is still used.
+   */
   private unavailable = false;
 
   /** @param makeScanner - Makes a scanner (tests pass one that fails). */

@@ -269,14 +269,19 @@ function scannerModule(scan: readonly number[]): Uint8Array {
 
 /** Each pattern's filter offset: its `filterAt` entry, else 1. */
 function filterOffsets(patterns: readonly string[], filterAt: Readonly<Record<string, number>>): number[] {
-  for (const [text, offset] of Object.entries(filterAt)) {
-    const pattern = patterns.find((candidate) => candidate === text);
-    if (pattern === undefined || !Number.isInteger(offset) || offset < 1 || offset >= pattern.length)
+  for (const text of Object.keys(filterAt))
+    if (!patterns.includes(text))
+      throw new RangeError(`AsciiPatternScanner: filterAt ${JSON.stringify(text)} names no pattern`);
+  // The offsets are checked as read, once: a getter or a key the listing above skips cannot slip by.
+  return patterns.map((pattern) => {
+    if (!Object.hasOwn(filterAt, pattern)) return 1;
+    const offset: unknown = filterAt[pattern];
+    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 1 || offset >= pattern.length)
       throw new RangeError(
-        `AsciiPatternScanner: filterAt ${JSON.stringify(text)} must name a pattern and one of its characters after the first, got ${offset}`,
+        `AsciiPatternScanner: filterAt ${JSON.stringify(pattern)} must be the index of one of its characters after the first (1 to ${pattern.length - 1}), got ${String(offset)}`,
       );
-  }
-  return patterns.map((pattern) => (Object.hasOwn(filterAt, pattern) ? filterAt[pattern] : 1));
+    return offset;
+  });
 }
 
 /** Whether every character is U+0001–U+007F (a NUL would match the zero padding). */
@@ -291,7 +296,7 @@ function isAscii(text: string): boolean {
 /** Options of {@link AsciiPatternScanner}. */
 export interface AsciiPatternScannerOptions {
   /**
-   * Per pattern, by its text: which of its characters (from 1) the filter compares besides its
+   * Per pattern, by its text: the index (from 0, so at least 1) of the character the filter compares besides its
    * first. Pick one that seldom follows the first at that distance in the texts scanned. Default:
    * 1, the second character, for every pattern.
    */

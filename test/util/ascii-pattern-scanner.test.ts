@@ -169,6 +169,18 @@ describe('AsciiPatternScanner', () => {
       expect(() => new AsciiPatternScanner(['ab', 'cd'], { filterAt }), JSON.stringify(filterAt)).toThrow(
         /filterAt "ab[c]?"/,
       );
+    // Offsets are checked as they are read: one hidden from Object.keys, or not a number, too.
+    const hidden = Object.defineProperty({}, 'ab', { value: 9, enumerable: false }) as Record<string, number>;
+    expect(() => new AsciiPatternScanner(['ab', 'cd'], { filterAt: hidden })).toThrow(/filterAt "ab" .* got 9/);
+    const symbol = { ab: Symbol('one') } as unknown as Record<string, number>;
+    expect(() => new AsciiPatternScanner(['ab', 'cd'], { filterAt: symbol })).toThrow(RangeError);
+    let reads = 0;
+    const getter = Object.defineProperty({}, 'abc', { enumerable: true, get: () => (reads += 1) }) as Record<
+      string,
+      number
+    >;
+    expect(new AsciiPatternScanner(['abc'], { filterAt: getter }).mayOccur('xabcx')).toBe(1);
+    expect(reads).toBe(1);
     // A pattern named as an Object.prototype member is filtered on its default offset.
     expect(new AsciiPatternScanner(['constructor', 'toString'], {}).mayOccur('a toString')).toBe(2);
     expect(() => new AsciiPatternScanner(['a'.repeat(17)])).toThrow(RangeError);
