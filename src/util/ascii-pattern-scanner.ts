@@ -30,15 +30,6 @@ const MIN_PATTERN_LENGTH = 2;
 const MAX_PATTERN_LENGTH = 16;
 const MAX_PATTERNS = 30;
 const PAGE_BYTES = 65_536;
-/**
- * Where the comparisons' operands start: the top of the page, above the text and its padding.
- * Read from memory, they cost one load each; as `v128.const` immediates V8 builds each one anew
- * in every step (the scan took 1.7 × as long).
- */
-function operandsAt(layout: OperandLayout): number {
-  return PAGE_BYTES - layout.bytes;
-}
-
 /** WebAssembly opcodes the generated module uses. */
 const OP = {
   block: 0x02,
@@ -111,7 +102,7 @@ function filterGroups(patterns: readonly string[], offsets: readonly number[]): 
   return groups.map(({ offset, members }) => ({ offset, members }));
 }
 
-/** Where each operand sits (bytes from the first) and the 16 bytes each holds. */
+/** Where each operand sits in the page (its address) and the 16 bytes each holds. */
 interface OperandLayout {
   readonly nibbleMask: number;
   /** Per group: where its tables of first and filtered characters are (`-1` for a lone pattern). */
@@ -119,12 +110,18 @@ interface OperandLayout {
   /** Per pattern: where the operand of its first character is (the others follow, 16 bytes each). */
   readonly characters: readonly number[];
   readonly fill: readonly (readonly [number, readonly number[]])[];
-  readonly bytes: number;
 }
 
+/**
+ * The operands of the comparisons, at the top of the page, above the text and its padding. Read
+ * from memory, they cost one load each; as `v128.const` immediates V8 builds each one anew in
+ * every step (the scan took 1.7 × as long).
+ */
 function operandLayout(patterns: readonly string[], groups: readonly FilterGroup[]): OperandLayout {
+  const tablePairs = groups.filter((group) => group.members.length > 1).length;
+  const characterCount = patterns.reduce((sum, pattern) => sum + pattern.length, 0);
   const fill: [number, number[]][] = [];
-  let at = 0;
+  let at = PAGE_BYTES - 16 * (1 + 2 * tablePairs + characterCount);
   const place = (bytes: number[]): number => {
     fill.push([at, bytes]);
     at += 16;
@@ -148,7 +145,7 @@ function operandLayout(patterns: readonly string[], groups: readonly FilterGroup
     for (let k = 0; k < pattern.length; k += 1) place(new Array<number>(16).fill(pattern.charCodeAt(k)));
     return own;
   });
-  return { nibbleMask, tables, characters, fill, bytes: at };
+  return { nibbleMask, tables, characters, fill };
 }
 
 /**
@@ -164,18 +161,13 @@ function operandLayout(patterns: readonly string[], groups: readonly FilterGroup
  * texts. Locals: 0 the length, 1 the position, then the 16-byte reads at offsets 0…longest-1,
  * one accumulator per pattern, and the low four bits of the read at offset 0.
  */
-function scanFunction(
-  patterns: readonly string[],
-  groups: readonly FilterGroup[],
-  operands: number,
-  layout: OperandLayout,
-): number[] {
+function scanFunction(patterns: readonly string[], groups: readonly FilterGroup[], layout: OperandLayout): number[] {
   const longest = Math.max(...patterns.map((p) => p.length));
   const position = 1;
   const read = (offset: number) => 2 + offset;
   const found = (j: number) => 2 + longest + j;
   const nibbles = 2 + longest + patterns.length;
-  const operand = (at: number) => [OP.i32Const, 0, ...simd(SIMD.v128Load), 0, ...uleb(operands + at)];
+  const operand = (at: number) => [OP.i32Const, 0, ...simd(SIMD.v128Load), 0, ...uleb(at)];
   const load = (offset: number) => [
     ...[OP.localGet, position, ...simd(SIMD.v128Load), 0, ...uleb(offset)],
     ...[OP.localSet, read(offset)],
@@ -244,11 +236,10 @@ interface ScannerExports {
 function instantiate(
   patterns: readonly string[],
   groups: readonly FilterGroup[],
-  operands: number,
   layout: OperandLayout,
 ): ScannerExports {
   const wasm = (globalThis as unknown as { readonly WebAssembly: WasmApi }).WebAssembly;
-  const module = new wasm.Module(scannerModule(scanFunction(patterns, groups, operands, layout)));
+  const module = new wasm.Module(scannerModule(scanFunction(patterns, groups, layout)));
   return new wasm.Instance(module).exports as unknown as ScannerExports;
 }
 
@@ -337,10 +328,9 @@ export class AsciiPatternScanner {
         );
     const groups = filterGroups(patterns, filterOffsets(patterns, options.filterAt ?? {}));
     const layout = operandLayout(patterns, groups);
-    const operands = operandsAt(layout);
-    const { scan, memory } = instantiate(patterns, groups, operands, layout);
+    const { scan, memory } = instantiate(patterns, groups, layout);
     const page = new Uint8Array(memory.buffer);
-    for (const [at, bytes] of layout.fill) page.set(bytes, operands + at);
+    for (const [at, bytes] of layout.fill) page.set(bytes, at);
     this.scanBytes = scan;
     this.bytes = page.subarray(0, SLICE_CHARS + PADDING);
     this.target = Buffer.from(memory.buffer, 0, SLICE_CHARS);
