@@ -83,7 +83,7 @@ const PREFIX_VIEWS = 1024;
 /** Strings longer than this (UTF-16 units) go to the hasher directly instead of through the buffer. */
 const PASS_THROUGH_AT = 16 * 1024;
 /** Strings up to this many units are encoded unit by unit (see {@link encodeUtf8From}); longer ones by `Buffer.write`. */
-const SHORT_STRING = 24;
+const SHORT_STRING = 64;
 const QUOTE = 0x22;
 const COLON = 0x3a;
 const DIGIT_0 = 0x30;
@@ -288,10 +288,11 @@ class HashingSink implements CanonicalSink {
     bytes[at++] = QUOTE;
     at = writeSmallInteger(bytes, at, units);
     bytes[at++] = COLON;
-    // Tool content is mostly short strings (keys, ids, titles, numbers as text): encoding them
-    // here is cheaper than a call into Node, whose native loop wins on longer ones (96 units or
-    // more measured slower on 1 MB structured results; 24 saves ~650 instructions on a small
-    // tool span against 64, and structured results measured no dearer).
+    // Tool content is mostly short strings (keys, ids, paths, titles, numbers as text): encoding
+    // them here is cheaper than a call into Node, whose native loop wins on longer ones (96 units
+    // or more measured slower on 1 MB structured results). Up to 64 rather than 24: the loop
+    // counts more instructions than the call for a 35-character path, but in time the 100 B tool
+    // span and 1 MB structured results took less (see docs/performance.md).
     if (units <= SHORT_STRING) {
       // The ASCII prefix here, in the caller, where the compiler inlines it (measured 2 % fewer
       // instructions than in a function of its own).

@@ -154,6 +154,18 @@ describe('createDigester', () => {
     );
   });
 
+  it('strings on both sides of the length encoded in place (64 units) digest as the one-piece hash', () => {
+    const unit = fc.oneof(
+      fc.integer({ min: 0x20, max: 0x7e }),
+      fc.constantFrom(0xe9, 0x6f22, 0xd83d, 0xde00, 0xd800, 0xdc00, 0xfffd),
+    );
+    const text = fc.array(unit, { minLength: 56, maxLength: 72 }).map((codes) => String.fromCharCode(...codes));
+    fc.assert(
+      fc.property(text, (s) => digester.digest({ s }) === canonicalHash({ s })),
+      { numRuns: 2000 },
+    );
+  });
+
   it('streamed digests of long strings (escapes, surrogates, slice boundaries) equal the one-piece hash', () => {
     const specials = fc.constantFrom(
       '"',
