@@ -104,7 +104,8 @@ function filterGroups(patterns: readonly string[], offsets: readonly number[]): 
 
 /** Where each operand sits in the page (its address) and the 16 bytes each holds. */
 interface OperandLayout {
-  readonly nibbleMask: number;
+  /** Where the mask of each byte's low four bits is; `undefined` when no group looks up (all patterns alone at their offsets). */
+  readonly nibbleMask: number | undefined;
   /** Per group: where its tables of first and filtered characters are (`-1` for a lone pattern). */
   readonly tables: readonly (readonly [number, number])[];
   /** Per pattern: where the operand of its first character is (the others follow, 16 bytes each). */
@@ -121,13 +122,13 @@ function operandLayout(patterns: readonly string[], groups: readonly FilterGroup
   const tablePairs = groups.filter((group) => group.members.length > 1).length;
   const characterCount = patterns.reduce((sum, pattern) => sum + pattern.length, 0);
   const fill: [number, number[]][] = [];
-  let at = PAGE_BYTES - 16 * (1 + 2 * tablePairs + characterCount);
+  let at = PAGE_BYTES - 16 * ((tablePairs > 0 ? 1 + 2 * tablePairs : 0) + characterCount);
   const place = (bytes: number[]): number => {
     fill.push([at, bytes]);
     at += 16;
     return at - 16;
   };
-  const nibbleMask = place(new Array<number>(16).fill(0x0f));
+  const nibbleMask = tablePairs > 0 ? place(new Array<number>(16).fill(0x0f)) : undefined;
   const tables = groups.map(({ offset, members }): [number, number] => {
     if (members.length === 1) return [-1, -1];
     // An unused entry must equal no byte with its index as low four bits: index ^ 1 never does.
@@ -159,7 +160,8 @@ function operandLayout(patterns: readonly string[], groups: readonly FilterGroup
  * one comparison per read serve up to 16 patterns, where comparing each character costs one per
  * pattern. Every character is compared only in the steps where some filter matches, few in most
  * texts. Locals: 0 the length, 1 the position, then the 16-byte reads at offsets 0…longest-1,
- * one accumulator per pattern, and the low four bits of the read at offset 0.
+ * one accumulator per pattern, and (when some group looks up) the low four bits of the read at
+ * offset 0.
  */
 function scanFunction(patterns: readonly string[], groups: readonly FilterGroup[], layout: OperandLayout): number[] {
   const longest = Math.max(...patterns.map((p) => p.length));
@@ -186,7 +188,7 @@ function scanFunction(patterns: readonly string[], groups: readonly FilterGroup[
   const body: number[] = [OP.block, OP.blockVoid, OP.loop, OP.blockVoid];
   body.push(OP.localGet, position, OP.localGet, 0, OP.i32GeU, OP.brIf, 1);
   for (const offset of filtered) body.push(...load(offset));
-  if (groups.some((group) => group.members.length > 1))
+  if (layout.nibbleMask !== undefined)
     body.push(OP.localGet, read(0), ...operand(layout.nibbleMask), ...simd(SIMD.v128And), OP.localSet, nibbles);
   groups.forEach(({ offset, members }, g) => {
     const [first, second] = layout.tables[g];
@@ -211,7 +213,8 @@ function scanFunction(patterns: readonly string[], groups: readonly FilterGroup[
     body.push(OP.localGet, found(j), ...simd(SIMD.anyTrue), OP.i32Const, j, OP.i32Shl, OP.i32Or),
   );
   body.push(OP.end);
-  const locals = [2, 1, OP.typeI32, ...uleb(longest + patterns.length + 1), OP.typeV128];
+  const vectors = longest + patterns.length + (layout.nibbleMask === undefined ? 0 : 1);
+  const locals = [2, 1, OP.typeI32, ...uleb(vectors), OP.typeV128];
   return sized([...locals, ...body]);
 }
 

@@ -12,6 +12,8 @@ const PATTERNS = ['\\u', '-loop', '_code', 'ged', 'xq', 'abcdefghijklmnop'];
  * tables hold one pattern per value of those bits, so these take several tables.
  */
 const SHARING = ['\\u', '\\x', 'ab', 'qb', 'Abc', 'a-z'];
+/** First characters that all share their low four bits: every pattern is compared alone, no table is looked up. */
+const ALONE = ['ab', 'qb', 'Abc', '1-z'];
 /** Filters on other characters than the second: alone at their offset, or sharing one. */
 const FILTER_AT: AsciiPatternScannerOptions = { filterAt: { ged: 2, '-loop': 4, _code: 4, abcdefghijklmnop: 15 } };
 const CONFIGURATIONS: readonly (readonly [readonly string[], AsciiPatternScannerOptions])[] = [
@@ -19,6 +21,7 @@ const CONFIGURATIONS: readonly (readonly [readonly string[], AsciiPatternScanner
   [SHARING, {}],
   [PATTERNS, FILTER_AT],
   [SHARING, { filterAt: { Abc: 2, 'a-z': 2, qb: 1 } }],
+  [ALONE, {}],
 ];
 
 function expected(text: string, patterns: readonly string[]): number {
