@@ -227,8 +227,6 @@ export const BUDGET_TIME = 'time';
 export const ATTR_TOOL_LOOP_PERIOD = 'tool_loop.period';
 /** On loop events: the loop's distinct call signatures (args hashes), oldest first. */
 export const ATTR_TOOL_LOOP_LOOP_SIGNATURES = 'tool_loop.loop_signatures';
-/** On loop events: the result fields a similarity verdict masked as volatile. */
-export const ATTR_TOOL_LOOP_MASKED_FIELDS = 'tool_loop.masked_fields';
 /** On loop events, the window: the loop's member calls recorded before this one, oldest first. */
 export const ATTR_TOOL_LOOP_WINDOW_CALL_IDS = 'tool_loop.window.call_ids';
 export const ATTR_TOOL_LOOP_WINDOW_ARGS_HASHES = 'tool_loop.window.args_hashes';

@@ -18,7 +18,6 @@ export const DEFAULT_LOW_GAIN_CALL_BUDGET = 5;
 export const DEFAULT_SIMILAR_OUTCOME_THRESHOLD = 10;
 export const DEFAULT_REDUNDANT_CALL_BUDGET = 8;
 export const DEFAULT_SIMILARITY_PERCENT = 90;
-export const DEFAULT_VOLATILE_FIELD_OBSERVATIONS = 5;
 
 /** The resolution of an absent `tools.loopDetection` block. */
 export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object.freeze({
@@ -38,7 +37,6 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
   similarOutcomeThreshold: DEFAULT_SIMILAR_OUTCOME_THRESHOLD,
   redundantCallBudget: DEFAULT_REDUNDANT_CALL_BUDGET,
   similarityPercent: DEFAULT_SIMILARITY_PERCENT,
-  volatileFieldObservations: DEFAULT_VOLATILE_FIELD_OBSERVATIONS,
   detectors: Object.freeze({
     genericRepeat: true,
     knownPollNoProgress: true,

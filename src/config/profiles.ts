@@ -19,7 +19,6 @@ export const SMALL_MODEL_PROFILE: LoopDetectionConfig = Object.freeze({
   similarOutcomeThreshold: 4,
   redundantCallBudget: 4,
   similarityPercent: 100,
-  volatileFieldObservations: 3,
   detectors: Object.freeze({ resultCycle: true, identicalCallBudget: true, similarOutcome: true, redundantCall: true }),
 });
 

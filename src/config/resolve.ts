@@ -142,7 +142,6 @@ export function resolveLoopDetectionConfig(
     similarOutcomeThreshold: integer('similarOutcomeThreshold', D.similarOutcomeThreshold),
     redundantCallBudget: integer('redundantCallBudget', D.redundantCallBudget),
     similarityPercent: percent('similarityPercent', D.similarityPercent),
-    volatileFieldObservations: integer('volatileFieldObservations', D.volatileFieldObservations),
     detectors: {
       genericRepeat: toggle('genericRepeat'),
       knownPollNoProgress: toggle('knownPollNoProgress'),

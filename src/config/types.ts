@@ -97,17 +97,18 @@ export interface LoopDetectionConfig {
   identicalCallBudget?: number;
   /** `identical_call_budget`: consecutive identical calls allowed while the results are near-duplicates. Default `5`. */
   lowGainCallBudget?: number;
-  /** `similar_outcome`: near-duplicate outcomes of one tool in a row before its next call is critical. Default `10`. */
+  /**
+   * `similar_outcome`: calls of one tool in a row that failed with the same explained error (word
+   * for word, whatever the arguments) before its next call is critical. Default `10`.
+   */
   similarOutcomeThreshold?: number;
   /**
    * `redundant_call`: calls of the history allowed to repeat an earlier call and get its result
    * again (or be blocked) before a call asking again for a known result is critical. Default `8`.
    */
   redundantCallBudget?: number;
-  /** Near-duplicate results: estimated shingle similarity of at least this percentage (1–100). Default `90`. */
+  /** `identical_call_budget`'s low-gain results: estimated shingle similarity of at least this percentage (1–100). Default `90`. */
   similarityPercent?: number;
-  /** Calls of a tool in a row in which a result field changed before it is masked as volatile. Default `5`. */
-  volatileFieldObservations?: number;
   /** Detector toggles. */
   detectors?: LoopDetectorToggles;
   /** Post-compaction guard settings. */

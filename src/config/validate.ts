@@ -31,7 +31,6 @@ const LOOP_DETECTION_SHAPE: Shape = {
   similarOutcomeThreshold: 'positiveInteger',
   redundantCallBudget: 'positiveInteger',
   similarityPercent: 'percent',
-  volatileFieldObservations: 'positiveInteger',
   detectors: {
     genericRepeat: 'boolean',
     knownPollNoProgress: 'boolean',

@@ -32,17 +32,15 @@ export interface ResolvedLoopDetectionConfig {
    * near-duplicate of the one before it (little information gained; default 5).
    */
   readonly lowGainCallBudget: number;
-  /** `similar_outcome`: near-duplicate outcomes of one tool in a row before its next call is critical (default 10). */
+  /** `similar_outcome`: failures of one tool in a row with the same explained error before its next call is critical (default 10). */
   readonly similarOutcomeThreshold: number;
   /**
    * `redundant_call`: calls of the history allowed to repeat an earlier call and get its result
    * again (or be blocked) before a call asking again for a known result is critical (default 8).
    */
   readonly redundantCallBudget: number;
-  /** Near-duplicate means an estimated shingle similarity of at least this many percent (default 90). */
+  /** `identical_call_budget`'s low-gain results: an estimated shingle similarity of at least this many percent (default 90). */
   readonly similarityPercent: number;
-  /** A result field is learned as volatile once it changed in this many calls of the tool in a row (default 5). */
-  readonly volatileFieldObservations: number;
   /** Toggles of the rolling detectors and of the newer OpenClaw rules, each on by default. */
   readonly detectors: {
     readonly genericRepeat: boolean;
@@ -73,9 +71,9 @@ export interface ResolvedLoopDetectionConfig {
 }
 
 /**
- * Whether a config's detectors read result sketches and fields (the near-duplicate ones);
- * otherwise the history does not keep them.
+ * Whether a config's detectors read result sketches and shapes (`identical_call_budget`'s
+ * low-gain budget); otherwise the history does not keep them.
  */
 export function readsResultSimilarity(config: ResolvedLoopDetectionConfig): boolean {
-  return config.enabled && (config.detectors.identicalCallBudget || config.detectors.similarOutcome);
+  return config.enabled && config.detectors.identicalCallBudget;
 }

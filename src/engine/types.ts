@@ -46,6 +46,11 @@ export interface OutcomeHash {
   /** A stamped `typed_code`: `<family>:<CODE>` (the family is the tool, or `tool_call:<inner id>`). */
   typedError?: string;
   /**
+   * An error whose message says what went wrong (see `EXPLAINED_FAILURE_CHARS`): only such
+   * failures, repeated word for word, are evidence that changing the arguments changed nothing.
+   */
+  explainedFailure?: true;
+  /**
    * The result's near-duplicate evidence, computed on the first call (then kept): only the
    * opt-in near-duplicate detectors read it, so a history that does not keep it never pays for it.
    */
@@ -61,17 +66,6 @@ export interface SimilarityEvidence {
   readonly resultSketch?: number;
   /** A 31-bit digest of the text's tokens with numbers and whitespace masked (equal: the same text but for numbers). */
   readonly resultShape?: number;
-  /** For a small structured result: its leaf fields and a digest of each value (volatile-field learning). */
-  readonly resultFields?: ResultFields;
-}
-
-/**
- * The leaf fields of a small structured result: JSON paths (`details.time`, `items[0].id`) and
- * a 31-bit digest of each value, in the same order. Learned volatile paths are masked with them.
- */
-export interface ResultFields {
-  readonly paths: readonly string[];
-  readonly values: readonly number[];
 }
 
 /** A tool call as the engine sees it: everything the detectors and the history need to know about it. */
@@ -101,9 +95,9 @@ export interface ToolCallRecord {
   readonly noProgress?: true;
   readonly mutationTargetHash?: string;
   readonly typedError?: string;
+  readonly explainedFailure?: true;
   readonly resultSketch?: number;
   readonly resultShape?: number;
-  readonly resultFields?: ResultFields;
   readonly timestamp: number;
 }
 
@@ -131,11 +125,6 @@ export interface LoopVerdict {
   readonly loopSignatures?: readonly string[];
   /** For a cycle of calls (A→B→C→A…): its period, the number of distinct calls in it. */
   readonly period?: number;
-  /**
-   * For a similarity verdict: the result fields (JSON paths) masked as volatile before the
-   * results were compared, so the verdict can be audited.
-   */
-  readonly maskedFields?: readonly string[];
 }
 
 /** The answer to "may this call run?" */

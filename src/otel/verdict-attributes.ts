@@ -28,7 +28,6 @@ export function verdictEventAttributes(
   if (check.budgetExceeded !== undefined)
     attributes[sc.ATTR_TOOL_LOOP_BUDGET] = check.budgetExceeded === 'tokens' ? sc.BUDGET_TOKENS : sc.BUDGET_TIME;
   if (verdict.period !== undefined) attributes[sc.ATTR_TOOL_LOOP_PERIOD] = verdict.period;
-  if (verdict.maskedFields !== undefined) attributes[sc.ATTR_TOOL_LOOP_MASKED_FIELDS] = [...verdict.maskedFields];
   const { window } = check;
   if (window) {
     attributes[sc.ATTR_TOOL_LOOP_LOOP_SIGNATURES] = [...window.signatures];

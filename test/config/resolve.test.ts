@@ -53,7 +53,6 @@ const NEWER_THRESHOLDS = {
   similarOutcomeThreshold: 10,
   redundantCallBudget: 8,
   similarityPercent: 90,
-  volatileFieldObservations: 5,
 };
 
 const DEFAULTS = {
@@ -118,7 +117,6 @@ describe('resolveLoopDetectionConfig', () => {
       similarOutcomeThreshold: 7,
       redundantCallBudget: 3,
       similarityPercent: 95,
-      volatileFieldObservations: 4,
       detectors: {
         genericRepeat: false,
         pingPong: false,
@@ -148,7 +146,6 @@ describe('resolveLoopDetectionConfig', () => {
       similarOutcomeThreshold: 7,
       redundantCallBudget: 3,
       similarityPercent: 95,
-      volatileFieldObservations: 4,
       detectors: {
         ...ALL_DETECTORS_ON,
         resultCycle: true,

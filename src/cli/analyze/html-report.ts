@@ -259,8 +259,6 @@ function findings(run: RunReport): string {
       details.push(
         `loop of ${plural(event.loopSignatures.length, 'call')}: <code>${event.loopSignatures.map((signature) => escapeHtml(shortHash(signature))).join(' ')}</code>`,
       );
-    if (event.maskedFields !== undefined && event.maskedFields.length > 0)
-      details.push(`masked: <code>${escapeHtml(event.maskedFields.join(', '))}</code>`);
     if (event.wastedTokens !== undefined) details.push(`${event.wastedTokens.toLocaleString('en-US')} tokens wasted`);
     if (event.wastedMs !== undefined) details.push(`${duration(event.wastedMs)} wasted`);
     return (

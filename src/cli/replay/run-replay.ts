@@ -27,8 +27,6 @@ export interface ReplayEvent {
   readonly period?: number;
   /** The `argsHash` of the loop's member calls, oldest first, when the detector names them. */
   readonly loopSignatures?: readonly string[];
-  /** For a similarity verdict: the result fields masked as volatile before comparing. */
-  readonly maskedFields?: readonly string[];
   /** Tokens the run's model calls reported inside the loop, when any did. */
   readonly wastedTokens?: number;
   /** Recorded time from the loop's first member call to this call, in ms. */
@@ -111,7 +109,6 @@ export class RunReplay {
       ...(verdict.pairedToolName !== undefined ? { pairedToolName: verdict.pairedToolName } : {}),
       ...(verdict.period !== undefined ? { period: verdict.period } : {}),
       ...(verdict.loopSignatures !== undefined ? { loopSignatures: verdict.loopSignatures } : {}),
-      ...(verdict.maskedFields !== undefined ? { maskedFields: verdict.maskedFields } : {}),
       ...(check.wastedTokens !== undefined ? { wastedTokens: check.wastedTokens } : {}),
       ...(check.wastedMs !== undefined ? { wastedMs: check.wastedMs } : {}),
     };

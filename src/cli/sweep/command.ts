@@ -39,8 +39,8 @@ Options:
                       markers), so equal rows are merged
   --set <key>=<range> another numeric tools.loopDetection key to sweep (repeatable): cycleCriticalLaps,
                       identicalCallBudget, lowGainCallBudget, similarOutcomeThreshold,
-                      redundantCallBudget, similarityPercent, volatileFieldObservations,
-                      waitCriticalThreshold, typedErrorWarningThreshold, typedErrorCriticalThreshold
+                      redundantCallBudget, similarityPercent, waitCriticalThreshold,
+                      typedErrorWarningThreshold, typedErrorCriticalThreshold
   --config <file>     base JSON5 config (its global tools.loopDetection block, profile applied;
                       enabled is forced on), e.g. profiles/small-model.json5
   --skip-synthetic    leave out steps marked "synthetic"

@@ -51,7 +51,6 @@ export const SETTABLE_KEYS = [
   'similarOutcomeThreshold',
   'redundantCallBudget',
   'similarityPercent',
-  'volatileFieldObservations',
   'waitCriticalThreshold',
   'typedErrorWarningThreshold',
   'typedErrorCriticalThreshold',

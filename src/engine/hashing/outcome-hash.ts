@@ -9,7 +9,6 @@ import { canonicalizeUntrustedContentIds } from './untrusted-content.js';
 import { extractUnknownToolName } from './unknown-tool.js';
 import { normalizeUpdatePlanParams } from './update-plan.js';
 import { writeTargetHash } from './write-target.js';
-import { resultFields } from './result-fields.js';
 import { textEvidence } from './result-sketch.js';
 
 export type { OutcomeHash } from '../types.js';
@@ -174,19 +173,22 @@ function outcomeDigest(digester: Digester, value: unknown): string {
 }
 
 /**
- * The near-duplicate evidence of a result: the sketch and shape of its text, and for a small
- * structure its leaf fields (sketched as `path value` lines when there is no text).
+ * The shortest error message (trimmed) that counts as an explained failure: shorter ones
+ * (`Permission denied`, `exit status 1`, none at all) are status codes, which tools return for
+ * many different reasons, not evidence that the arguments made no difference.
  */
-function similarityEvidenceOf(text: string, structure: unknown, prefix: string): SimilarityEvidence {
+export const EXPLAINED_FAILURE_CHARS = 32;
+
+/**
+ * The near-duplicate evidence of a result: the sketch and shape of its text, or, for a
+ * structure with no text, of its canonical form (so that results differing only in numbers match).
+ */
+function similarityEvidenceOf(text: string, structure: unknown): SimilarityEvidence {
   try {
-    const fields = structure === undefined ? undefined : resultFields(structure, prefix);
-    const evidence = textEvidence(text !== '' ? text : (fields?.text ?? ''));
-    return {
-      ...(evidence ? { resultSketch: evidence.sketch, resultShape: evidence.shape } : {}),
-      ...(fields ? { resultFields: fields.fields } : {}),
-    };
+    const evidence = textEvidence(text !== '' || structure === undefined ? text : canonicalString(structure));
+    return evidence ? { resultSketch: evidence.sketch, resultShape: evidence.shape } : {};
   } catch {
-    // A result that cannot be walked (a throwing getter) is compared by its hash alone.
+    // A result that cannot be serialised (a throwing getter) is compared by its hash alone.
     return {};
   }
 }
@@ -200,11 +202,10 @@ function withSimilarityEvidence(
   outcome: OutcomeHash,
   text: string,
   structure: unknown,
-  prefix = '',
 ): OutcomeHash {
   if (!similarity) return outcome;
   let evidence: SimilarityEvidence | undefined;
-  outcome.similarity = () => (evidence ??= similarityEvidenceOf(text, structure, prefix));
+  outcome.similarity = () => (evidence ??= similarityEvidenceOf(text, structure));
   return outcome;
 }
 
@@ -268,13 +269,7 @@ function hashShapedResult(
     text,
     targetHash,
   );
-  return withSimilarityEvidence(
-    similarity,
-    hashed,
-    text,
-    isPlainObject(result.details) ? details : undefined,
-    'details',
-  );
+  return withSimilarityEvidence(similarity, hashed, text, isPlainObject(result.details) ? details : undefined);
 }
 
 /** Adds what the newer detectors read of a successful outcome: a typed-error stamp, a write's target. */
@@ -303,7 +298,8 @@ function withOutcomeFacts(
  *    the message is empty; a string as is; a number/boolean/bigint as text; anything
  *    else canonically serialised), plus `unknownToolName` when the text names one,
  *    `outcomeKind: 'argument-validation'` for a schema-validation failure
- *    (`Validation failed for tool …`) and a `typedError` for a stamped `typed_code`;
+ *    (`Validation failed for tool …`), a `typedError` for a stamped `typed_code`, and
+ *    `explainedFailure` when the message has at least {@link EXPLAINED_FAILURE_CHARS} characters;
  * 2. an `undefined` result → `{}` (nothing is recorded); a result that is not
  *    OpenClaw-shaped (see {@link isOpenClawShapedResult}) → the digest of the whole value;
  * 3–8. an OpenClaw-shaped result → `{outcomeKind: 'tool-loop-veto'}` (no hash) for the own
@@ -319,9 +315,8 @@ function withOutcomeFacts(
  * Outcome digests replace the nonces of untrusted-content marker pairs with zeros, so the same
  * external content hashes the same each time it is fetched. Every hashed outcome but the veto
  * also carries `similarity`, its near-duplicate evidence computed on first use: the sketch and
- * shape of its text (error text, string result, OpenClaw's content text or `exec` output) and, for
- * a small structure (a plain result, or OpenClaw's `details` under `details.`), its fields —
- * unless `options.similarity` is `false`. Tool names are compared exactly; callers pass the
+ * shape of its text (error text, string result, OpenClaw's content text or `exec` output; for a
+ * structure without text, its canonical form) — unless `options.similarity` is `false`. Tool names are compared exactly; callers pass the
  * normalised name.
  */
 export function hashToolOutcome(
@@ -342,6 +337,7 @@ export function hashToolOutcome(
     if (VALIDATION_FAILED.test(text)) hashed.outcomeKind = 'argument-validation';
     const typedError = readTypedError(toolName, params, text);
     if (typedError !== undefined) hashed.typedError = typedError;
+    if (text.trim().length >= EXPLAINED_FAILURE_CHARS) hashed.explainedFailure = true;
     return withSimilarityEvidence(similarity, hashed, text, undefined);
   }
   const { result } = outcome;

@@ -101,8 +101,8 @@ export interface ScopedHistory {
   resultCycle(argsHash: string, toolName: string, criticalLaps: number): ResultCycle;
   /** The newest identical calls in a row with this signature, and how many of them gained little (`percent` similarity). */
   identicalCalls(argsHash: string, toolName: string, percent: number): IdenticalCalls;
-  /** The newest near-duplicate outcomes of a tool in a row, with its volatile fields masked. */
-  similarOutcomes(toolName: string, percent: number, volatileObservations: number): SimilarOutcomes;
+  /** The newest calls of a tool in a row that failed with one explained error, whatever their arguments. */
+  similarOutcomes(toolName: string): SimilarOutcomes;
   /**
    * The calls in scope (and in flight) that asked again for an answer the run already had, and
    * whether a call with this signature would too (its answer is known and still current).
@@ -389,8 +389,8 @@ export class ScopeView implements ScopedHistory {
     return identicalCallsOf(this.scope, this.keyOf(toolName, argsHash), percent);
   }
 
-  similarOutcomes(toolName: string, percent: number, volatileObservations: number): SimilarOutcomes {
-    return similarOutcomesOf(this.scope, toolName, percent, volatileObservations);
+  similarOutcomes(toolName: string): SimilarOutcomes {
+    return similarOutcomesOf(this.scope, toolName);
   }
 
   redundantCalls(argsHash: string, toolName: string): RedundantCalls {

@@ -1,6 +1,6 @@
 import { hexDigitsOf } from '../hashing/hex-digits.js';
 import { boundedToolName } from '../hashing/unknown-tool.js';
-import type { OutcomeHash, OutcomeKind, ResultFields, ToolCallRecord } from '../types.js';
+import type { OutcomeHash, OutcomeKind, ToolCallRecord } from '../types.js';
 import type { DeferredOutcome, DeferredOutcomeHolder } from './deferred-outcome.js';
 import { isNoProgressOutcome } from './no-progress-outcome.js';
 
@@ -109,11 +109,11 @@ export class DetailedOutcome {
   readonly noProgress: true | undefined;
   readonly mutationTargetHash: string | undefined;
   readonly typedError: string | undefined;
+  readonly explainedFailure: true | undefined;
   readonly resultSketch: number | undefined;
   readonly resultShape: number | undefined;
-  readonly resultFields: ResultFields | undefined;
 
-  /** `similarity`: keep the result's sketch and fields (only the near-duplicate detectors read them). */
+  /** `similarity`: keep the result's sketch and shape (only the near-duplicate detectors read them). */
   constructor(outcome: OutcomeHash, resultHash: string | undefined, similarity: boolean) {
     this.resultHash = resultHash;
     this.unknownToolName = boundedToolName(outcome.unknownToolName);
@@ -122,10 +122,10 @@ export class DetailedOutcome {
     this.noProgress = outcome.noProgress;
     this.mutationTargetHash = flat(outcome.mutationTargetHash);
     this.typedError = flat(outcome.typedError);
+    this.explainedFailure = outcome.explainedFailure;
     const evidence = similarity ? outcome.similarity?.() : undefined;
     this.resultSketch = evidence?.resultSketch;
     this.resultShape = evidence?.resultShape;
-    this.resultFields = evidence?.resultFields;
   }
 }
 
@@ -139,7 +139,8 @@ function isDetailed(outcome: OutcomeHash, similarity: boolean): boolean {
     outcome.failureIdentityHash !== undefined ||
     outcome.noProgress !== undefined ||
     outcome.mutationTargetHash !== undefined ||
-    outcome.typedError !== undefined
+    outcome.typedError !== undefined ||
+    outcome.explainedFailure !== undefined
   );
 }
 
@@ -153,7 +154,8 @@ function isMutationOnly(outcome: OutcomeHash, similarity: boolean): boolean {
     outcome.unknownToolName === undefined &&
     outcome.failureIdentityHash === undefined &&
     outcome.noProgress === undefined &&
-    outcome.typedError === undefined
+    outcome.typedError === undefined &&
+    outcome.explainedFailure === undefined
   );
 }
 
@@ -550,6 +552,11 @@ export class ScopeLog implements DeferredOutcomeHolder {
     return this.storedDetails(seq)?.typedError;
   }
 
+  /** Whether the record failed with an explained error (see `OutcomeHash.explainedFailure`); errors are never deferred. */
+  explainedFailure(seq: number): boolean {
+    return this.storedDetails(seq)?.explainedFailure === true;
+  }
+
   unknownToolName(seq: number): string | undefined {
     return this.storedDetails(seq)?.unknownToolName;
   }
@@ -877,9 +884,9 @@ export class ScopeLog implements DeferredOutcomeHolder {
       if (details.noProgress !== undefined) record.noProgress = details.noProgress;
       if (details.mutationTargetHash !== undefined) record.mutationTargetHash = details.mutationTargetHash;
       if (details.typedError !== undefined) record.typedError = details.typedError;
+      if (details.explainedFailure !== undefined) record.explainedFailure = details.explainedFailure;
       if (details.resultSketch !== undefined) record.resultSketch = details.resultSketch;
       if (details.resultShape !== undefined) record.resultShape = details.resultShape;
-      if (details.resultFields !== undefined) record.resultFields = details.resultFields;
     }
     return record;
   }

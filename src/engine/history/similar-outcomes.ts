@@ -1,51 +1,44 @@
-import { comparableOutcome, isVeto, nearDuplicate, type ComparableOutcome } from './outcome-similarity.js';
+import { isVeto } from './outcome-similarity.js';
 import type { ScopeLog } from './record-ring.js';
-import { volatileFieldsOf } from './volatile-fields.js';
 
-/** The near-duplicate outcomes a tool's next call would follow (`count` 0 = none). */
+/** The repeated failure a tool's next call would follow (`count` 0 = none). */
 export interface SimilarOutcomes {
-  /** The tool's newest records in a row that are near-duplicates of the newest outcome (its vetoes included once anchored). */
+  /** The tool's newest records in a row that failed with the newest failure's message (its vetoes included once anchored). */
   readonly count: number;
   /** Their distinct args hashes, oldest first. */
   readonly signatures: readonly string[];
-  /** The volatile result fields masked before the comparison (sorted; empty when none was learned). */
-  readonly maskedFields: readonly string[];
 }
 
-const NONE: SimilarOutcomes = Object.freeze({ count: 0, signatures: [], maskedFields: [] });
+const NONE: SimilarOutcomes = Object.freeze({ count: 0, signatures: [] });
 
 /**
- * The contiguous newest records of `toolName` (stopping at another tool) whose outcomes are
- * near-duplicates of the newest outcome: equal hashes, sketches at least `percent` % similar, or
- * equal fields once the tool's learned volatile fields are masked. Vetoes in between count once
- * an older near-duplicate anchors them; records still pending are skipped.
+ * The contiguous newest records of `toolName` (stopping at another tool) that failed with the
+ * same explained error as the newest one, word for word, whatever their arguments. A success
+ * ends the streak: results that look alike across different arguments (`available`, an empty
+ * output, `Transfer successful`) are quiet progress, not a loop. So does a failure whose message
+ * is too short to explain it. Vetoes in between count once an older failure anchors them;
+ * records still pending are skipped.
  */
-export function similarOutcomesOf(
-  scope: ScopeLog | undefined,
-  toolName: string,
-  percent: number,
-  volatileObservations: number,
-): SimilarOutcomes {
+export function similarOutcomesOf(scope: ScopeLog | undefined, toolName: string): SimilarOutcomes {
   if (!scope) return NONE;
-  const masked = new Set(volatileFieldsOf(scope, toolName, volatileObservations));
-  let anchor: ComparableOutcome | undefined;
+  let anchor: string | undefined;
   let count = 0;
   let vetoes = 0;
   const newestFirst: string[] = [];
   for (let s = scope.end - 1; s >= scope.first; s -= 1) {
     if (!scope.isToolName(s, toolName)) break;
-    const outcome = comparableOutcome(scope, s);
-    if (outcome === undefined) {
+    if (!scope.hasResultHash(s)) {
       if (isVeto(scope, s)) vetoes += 1;
       continue;
     }
-    if (anchor === undefined) anchor = outcome;
-    else if (!nearDuplicate(outcome, anchor, percent, masked)) break;
+    if (!scope.explainedFailure(s)) break;
+    const resultHash = scope.resultHash(s)!;
+    if (anchor !== undefined && resultHash !== anchor) break;
+    anchor ??= resultHash;
     count += vetoes + 1;
     vetoes = 0;
     newestFirst.push(scope.argsHash(s));
   }
   if (count === 0) return NONE;
-  const signatures = [...new Set(newestFirst.reverse())];
-  return { count, signatures, maskedFields: [...masked] };
+  return { count, signatures: [...new Set(newestFirst.reverse())] };
 }

@@ -90,7 +90,7 @@ describe('opt-in detectors: properties', () => {
     );
   });
 
-  it('the same outcome to changing arguments is blocked once it repeated similarOutcomeThreshold times', async () => {
+  it('the same explained failure to changing arguments is blocked once it repeated similarOutcomeThreshold times', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 2, max: 8 }),
@@ -103,7 +103,9 @@ describe('opt-in detectors: properties', () => {
             criticalThreshold: 50,
           });
           for (let i = 0; i < threshold; i += 1)
-            expect(h.run('search', { q: `q${i}` }, { result: `${text}!` }).blocked).toBe(false);
+            expect(
+              h.run('search', { q: `q${i}` }, { error: `The search failed and explains why: ${text}!` }).blocked,
+            ).toBe(false);
           expect(h.check('search', { q: 'next' }).verdict?.detector).toBe('similar_outcome');
         },
       ),

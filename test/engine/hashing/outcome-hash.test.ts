@@ -405,19 +405,33 @@ describe('hashToolOutcome: send-like (rule 7, #89090)', () => {
 });
 
 describe('hashToolOutcome: near-duplicate evidence', () => {
-  it('sketches the text and digests the fields of a small structure; similarity: false skips both', () => {
+  it('sketches the text, computed once; similarity: false skips it', () => {
     const result = { content: [{ type: 'text', text: 'queued at 12:00' }], details: { state: 'queued', at: 3 } };
     const hashed = hashToolOutcome(digester, { toolName: 'job', result });
     const evidence = hashed.similarity!();
     expect(evidence.resultSketch).toBe(sketchText('queued at 12:00'));
     expect(evidence.resultShape).toBe(textEvidence('queued at 99:99')!.shape);
-    expect(evidence.resultFields?.paths).toEqual(['details.at', 'details.state']);
     expect(hashed.similarity!()).toBe(evidence);
     const plain = hashToolOutcome(digester, { toolName: 'job', result }, { similarity: false });
     expect(plain).toEqual({ resultHash: hashed.resultHash });
   });
 
-  it('a result that cannot be walked has no fields, and hashing it does not throw', () => {
+  it('a structure without text is compared by its canonical form: results that differ in numbers only share a shape', () => {
+    const shape = (result: unknown) => hashToolOutcome(digester, { toolName: 'job', result }).similarity!().resultShape;
+    expect(shape({ state: 'queued', position: 3 })).toBeDefined();
+    expect(shape({ state: 'queued', position: 3 })).toBe(shape({ state: 'queued', position: 14 }));
+    expect(shape({ state: 'queued', position: 3 })).not.toBe(shape({ state: 'running', position: 3 }));
+  });
+
+  it('an error is explained when its message has at least 32 characters, not a bare status', () => {
+    const failed = (error: string) => hashToolOutcome(digester, { toolName: 'search', error });
+    expect(failed('The search API calls seem not valid. Please check the arguments.').explainedFailure).toBe(true);
+    expect(failed('Permission denied').explainedFailure).toBeUndefined();
+    expect(failed(`  exit status 1${' '.repeat(40)}`).explainedFailure).toBeUndefined();
+    expect(hashToolOutcome(digester, { toolName: 'search', result: 'x'.repeat(64) }).explainedFailure).toBeUndefined();
+  });
+
+  it('a result with a throwing getter is hashed and sketched without throwing', () => {
     const hostile = { content: [{ type: 'text', text: 'x' }], details: {} as Record<string, unknown> };
     Object.defineProperty(hostile.details, 'boom', {
       enumerable: true,
@@ -427,6 +441,6 @@ describe('hashToolOutcome: near-duplicate evidence', () => {
     });
     const hashed = hashToolOutcome(digester, { toolName: 'job', result: { ok: 1, nested: hostile.details } });
     expect(hashed.resultHash).toBeDefined();
-    expect(hashed.similarity!()).toEqual({});
+    expect(hashed.similarity!().resultShape).toBeDefined();
   });
 });

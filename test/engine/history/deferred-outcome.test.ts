@@ -273,18 +273,17 @@ describe('LoopRun and deferred outcomes', () => {
     expect(hashed.count).toBe(2); // the guard observed both: its window of 2
     complete(armed, 3, hashed); // the window has closed
     expect(hashed.count).toBe(2);
-    for (const detectors of [
-      { resultCycle: true },
-      { redundantCall: true },
-      { identicalCallBudget: true },
-      { similarOutcome: true },
-    ]) {
+    for (const detectors of [{ resultCycle: true }, { redundantCall: true }, { identicalCallBudget: true }]) {
       const counted = { count: 0 };
       const loop = run({ enabled: true, detectors }, budget);
       complete(loop, 0, counted);
       expect(counted.count).toBe(1);
     }
-    expect(budget.heldOutcomes).toBe(2); // calls 0 and 3 of the armed run
+    // similar_outcome compares failures only, which are never deferred: a success stays unhashed.
+    const failures = { count: 0 };
+    complete(run({ enabled: true, detectors: { similarOutcome: true } }, budget), 0, failures);
+    expect(failures.count).toBe(0);
+    expect(budget.heldOutcomes).toBe(3); // calls 0 and 3 of the armed run, and the similar_outcome run's
   });
 
   it('hashes the result of a call made again as it completes, and one that may not stay unhashed', () => {
