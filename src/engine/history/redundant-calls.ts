@@ -6,7 +6,10 @@ import { signatureKey, type ScopeLog } from './record-ring.js';
 
 /** The calls of a scope that asked again for an answer the run already had. */
 export interface RedundantCalls {
-  /** Records (and calls in flight) that repeated an earlier call of the scope whose answer was known. */
+  /**
+   * Records (and calls in flight) since the scope's last progress that repeated an earlier call
+   * whose answer was known.
+   */
   readonly count: number;
   /** Their distinct args hashes, oldest first. */
   readonly signatures: readonly string[];
@@ -20,10 +23,11 @@ export interface RedundantCalls {
 const NONE: RedundantCalls = Object.freeze({ count: 0, signatures: [], answerIsCurrent: false });
 
 /**
- * Counts the scope's redundant calls, oldest first: a record is redundant when an older record of
- * the scope had the same signature and the same result hash (the call returned an answer the run
- * already had), and a loop veto is when its signature had any answer before it (the blocked call
- * asked again). Calls still in flight count when their signature's answer is current (see
+ * Counts the scope's redundant calls since its last progress, oldest first: a record is redundant
+ * when an older record of the scope had the same signature and the same result hash (the call
+ * returned an answer the run already had), and a loop veto is when its signature had any answer
+ * before it (the blocked call asked again). Progress (a result new for its call that is not an
+ * error) starts the count afresh: a run that left its repeats behind is not looping any more. Calls still in flight count when their signature's answer is current (see
  * below): a batch re-asking known questions is as redundant as the same calls made one by one.
  * Calls of the tools that can be known polls are never counted: asking again is what a poll is
  * for (the history keeps no params, so `process` is left out whatever its action).
@@ -67,7 +71,11 @@ export function redundantCallsOf(
     }
     if (known === undefined) answers.set(recordKey, { hashes: [resultHash], at: s });
     else known.hashes.push(resultHash);
-    if (!isNoProgressOutcome(resultHash, scope.details(s)?.noProgress)) progressAt = s;
+    if (!isNoProgressOutcome(resultHash, scope.details(s)?.noProgress)) {
+      progressAt = s;
+      count = 0;
+      members.length = 0;
+    }
   }
   for (const sibling of inFlight) {
     const known = answers.get(signatureKey(sibling.toolName, sibling.argsHash));

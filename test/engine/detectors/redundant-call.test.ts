@@ -51,7 +51,18 @@ describe('redundant_call', () => {
     expect(h.detect('read', A)).toBeUndefined();
     // Reading it again got the same text: nothing has changed since, so it is known again.
     h.run('read', A, { result: 'before' });
-    expect(h.detect('read', A)).toMatchObject({ detector: 'redundant_call', count: 5 });
+    expect(h.detect('read', A)).toBeUndefined();
+  });
+
+  it('a run of repeats that the agent left is not a loop: the count starts afresh after progress', async () => {
+    const h = await EngineHarness.create(BUDGET);
+    const invalid = { error: 'The search API calls seem not valid.' };
+    for (let i = 0; i < 4; i += 1) h.run('(no_valid_api_call)', { calls: [] }, invalid);
+    h.run('search', { q: 'Foo' }, { result: 'Found 1 class Foo in foo.py' });
+    for (let i = 0; i < 2; i += 1) h.run('(no_valid_api_call)', { calls: [] }, invalid);
+    expect(h.detect('(no_valid_api_call)', { calls: [] })).toBeUndefined();
+    for (let i = 0; i < 2; i += 1) h.run('(no_valid_api_call)', { calls: [] }, invalid);
+    expect(h.detect('(no_valid_api_call)', { calls: [] })).toMatchObject({ level: 'critical', count: 4 });
   });
 
   it('a question the run has not asked is never blocked, however many repeats came before', async () => {
@@ -151,7 +162,10 @@ describe('redundant_call', () => {
             expect(checked.blocked).toBe(known !== undefined && known >= progressAt && repeats >= budget);
             if (known !== undefined) repeats += 1;
             if (checked.blocked) return;
-            if (known === undefined) progressAt = i;
+            if (known === undefined) {
+              progressAt = i;
+              repeats = 0;
+            }
             answeredAt.set(n, i);
           });
         },
@@ -176,7 +190,10 @@ describe('redundant_call', () => {
             let redundant = 0;
             window.forEach((record, j) => {
               if (newestAnswer.has(record.n)) redundant += 1;
-              else if (!record.veto) progressAt = j;
+              else if (!record.veto) {
+                progressAt = j;
+                redundant = 0;
+              }
               if (!record.veto) newestAnswer.set(record.n, j);
             });
             const known = newestAnswer.get(n);
