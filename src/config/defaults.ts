@@ -19,6 +19,19 @@ export const DEFAULT_SIMILAR_OUTCOME_THRESHOLD = 10;
 export const DEFAULT_REDUNDANT_CALL_BUDGET = 8;
 export const DEFAULT_SIMILARITY_PERCENT = 90;
 
+/** A cycle needs two laps to be seen at all. */
+export const MIN_CYCLE_LAPS = 2;
+
+/**
+ * The warning step of an opt-in detector whose critical is `critical` when none is set: half of
+ * it, rounded up, as OpenClaw warns at 10 and blocks at 20; 0 (no warning) when no count at or
+ * above `minimum` is left below the critical.
+ */
+export function ladderWarning(critical: number, minimum = 1): number {
+  const warning = Math.max(minimum, Math.ceil(critical / 2));
+  return warning < critical ? warning : 0;
+}
+
 /** The resolution of an absent `tools.loopDetection` block. */
 export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object.freeze({
   enabled: false,
@@ -28,14 +41,21 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
   criticalThreshold: DEFAULT_CRITICAL_THRESHOLD,
   globalCircuitBreakerThreshold: DEFAULT_GLOBAL_CIRCUIT_BREAKER_THRESHOLD,
   unknownToolThreshold: DEFAULT_UNKNOWN_TOOL_THRESHOLD,
+  unknownToolWarningThreshold: 0,
+  pingPongRequiresNoProgress: false,
   waitCriticalThreshold: DEFAULT_WAIT_CRITICAL_THRESHOLD,
   typedErrorWarningThreshold: DEFAULT_TYPED_ERROR_WARNING_THRESHOLD,
   typedErrorCriticalThreshold: DEFAULT_TYPED_ERROR_CRITICAL_THRESHOLD,
   cycleCriticalLaps: DEFAULT_CYCLE_CRITICAL_LAPS,
+  cycleWarningLaps: ladderWarning(DEFAULT_CYCLE_CRITICAL_LAPS, MIN_CYCLE_LAPS),
   identicalCallBudget: DEFAULT_IDENTICAL_CALL_BUDGET,
+  identicalCallWarningThreshold: ladderWarning(DEFAULT_IDENTICAL_CALL_BUDGET),
   lowGainCallBudget: DEFAULT_LOW_GAIN_CALL_BUDGET,
+  lowGainCallWarningThreshold: ladderWarning(DEFAULT_LOW_GAIN_CALL_BUDGET),
   similarOutcomeThreshold: DEFAULT_SIMILAR_OUTCOME_THRESHOLD,
+  similarOutcomeWarningThreshold: ladderWarning(DEFAULT_SIMILAR_OUTCOME_THRESHOLD),
   redundantCallBudget: DEFAULT_REDUNDANT_CALL_BUDGET,
+  redundantCallWarningThreshold: ladderWarning(DEFAULT_REDUNDANT_CALL_BUDGET),
   similarityPercent: DEFAULT_SIMILARITY_PERCENT,
   detectors: Object.freeze({
     genericRepeat: true,

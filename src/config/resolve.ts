@@ -1,5 +1,5 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
-import { DEFAULT_LOOP_DETECTION_CONFIG as D } from './defaults.js';
+import { DEFAULT_LOOP_DETECTION_CONFIG as D, ladderWarning, MIN_CYCLE_LAPS } from './defaults.js';
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import type { LoopDetectionConfig } from './types.js';
 import { describeValue } from '../util/describe-value.js';
@@ -121,6 +121,32 @@ export function resolveLoopDetectionConfig(
     typedErrorWarningThreshold,
   );
 
+  /**
+   * A detector's warning step below its critical `critical`: when unset, half of it (see
+   * `ladderWarning`); a value at or above the critical is clamped below it, with a warning.
+   */
+  const warningBelow = (key: string, critical: number, criticalKey: string, minimum = 1) => {
+    if (source[key] === undefined) return ladderWarning(critical, minimum);
+    const value = atLeast(key, ladderWarning(critical, minimum) || minimum, minimum, `the least that can warn`);
+    if (value < critical) return value;
+    const clamped = ladderWarning(critical, minimum) === 0 ? 0 : critical - 1;
+    logger.warn(
+      `${prefix}.${key}: ${value} is not below ${criticalKey} ${critical}; ${clamped === 0 ? 'no warning step is left' : `clamped to ${clamped}`}`,
+    );
+    return clamped;
+  };
+  const unknownToolThreshold = integer('unknownToolThreshold', D.unknownToolThreshold);
+  const cycleCriticalLaps = atLeast(
+    'cycleCriticalLaps',
+    D.cycleCriticalLaps,
+    MIN_CYCLE_LAPS,
+    'one lap repeats nothing',
+  );
+  const identicalCallBudget = integer('identicalCallBudget', D.identicalCallBudget);
+  const lowGainCallBudget = integer('lowGainCallBudget', D.lowGainCallBudget);
+  const similarOutcomeThreshold = integer('similarOutcomeThreshold', D.similarOutcomeThreshold);
+  const redundantCallBudget = integer('redundantCallBudget', D.redundantCallBudget);
+
   const detectors = section('detectors');
   const toggle = (key: keyof ResolvedLoopDetectionConfig['detectors']) =>
     flag(detectors, key, D.detectors[key], `${prefix}.detectors.${key}`);
@@ -132,15 +158,43 @@ export function resolveLoopDetectionConfig(
     warningThreshold,
     criticalThreshold,
     globalCircuitBreakerThreshold,
-    unknownToolThreshold: integer('unknownToolThreshold', D.unknownToolThreshold),
+    unknownToolThreshold,
+    // OpenClaw's unknown-tool rule has no warning step: none unless one is set.
+    unknownToolWarningThreshold:
+      source.unknownToolWarningThreshold === undefined
+        ? 0
+        : warningBelow('unknownToolWarningThreshold', unknownToolThreshold, 'unknownToolThreshold'),
+    pingPongRequiresNoProgress: flag(
+      source,
+      'pingPongRequiresNoProgress',
+      D.pingPongRequiresNoProgress,
+      `${prefix}.pingPongRequiresNoProgress`,
+    ),
     waitCriticalThreshold: integer('waitCriticalThreshold', D.waitCriticalThreshold),
     typedErrorWarningThreshold,
     typedErrorCriticalThreshold,
-    cycleCriticalLaps: atLeast('cycleCriticalLaps', D.cycleCriticalLaps, 2, 'one lap repeats nothing'),
-    identicalCallBudget: integer('identicalCallBudget', D.identicalCallBudget),
-    lowGainCallBudget: integer('lowGainCallBudget', D.lowGainCallBudget),
-    similarOutcomeThreshold: integer('similarOutcomeThreshold', D.similarOutcomeThreshold),
-    redundantCallBudget: integer('redundantCallBudget', D.redundantCallBudget),
+    cycleCriticalLaps,
+    cycleWarningLaps: warningBelow('cycleWarningLaps', cycleCriticalLaps, 'cycleCriticalLaps', MIN_CYCLE_LAPS),
+    identicalCallBudget,
+    identicalCallWarningThreshold: warningBelow(
+      'identicalCallWarningThreshold',
+      identicalCallBudget,
+      'identicalCallBudget',
+    ),
+    lowGainCallBudget,
+    lowGainCallWarningThreshold: warningBelow('lowGainCallWarningThreshold', lowGainCallBudget, 'lowGainCallBudget'),
+    similarOutcomeThreshold,
+    similarOutcomeWarningThreshold: warningBelow(
+      'similarOutcomeWarningThreshold',
+      similarOutcomeThreshold,
+      'similarOutcomeThreshold',
+    ),
+    redundantCallBudget,
+    redundantCallWarningThreshold: warningBelow(
+      'redundantCallWarningThreshold',
+      redundantCallBudget,
+      'redundantCallBudget',
+    ),
     similarityPercent: percent('similarityPercent', D.similarityPercent),
     detectors: {
       genericRepeat: toggle('genericRepeat'),

@@ -85,6 +85,17 @@ export interface LoopDetectionConfig {
   globalCircuitBreakerThreshold?: number;
   /** Unknown-tool retry threshold U (not clamped). Default `10`. */
   unknownToolThreshold?: number;
+  /**
+   * `unknown_tool_repeat` warns at this streak, so it warns before it blocks; clamped below U.
+   * Default: no warning (OpenClaw's rule).
+   */
+  unknownToolWarningThreshold?: number;
+  /**
+   * `ping_pong` warns and blocks only an alternation that shows no progress: both sides repeat one
+   * result, and no `write` changed its target between the laps (an edit / run-tests alternation
+   * whose results change is progress). Default `false`: OpenClaw warns on any alternation.
+   */
+  pingPongRequiresNoProgress?: boolean;
   /** Critical threshold of `wait` polls (not clamped). Default `10`. */
   waitCriticalThreshold?: number;
   /** Typed-error identity warning threshold. Default `3`. */
@@ -93,20 +104,33 @@ export interface LoopDetectionConfig {
   typedErrorCriticalThreshold?: number;
   /** `result_cycle`: full laps a cycle must have made before its next call is critical; clamped to at least 2. Default `3`. */
   cycleCriticalLaps?: number;
+  /**
+   * `result_cycle` warns at this many full laps; clamped below `cycleCriticalLaps`, at least 2.
+   * Default: half the critical, rounded up, at least 2 (none when the critical is 2 laps).
+   */
+  cycleWarningLaps?: number;
   /** `identical_call_budget`: consecutive identical calls allowed, whatever their results. Default `10`. */
   identicalCallBudget?: number;
+  /** `identical_call_budget` warns at this many identical calls in a row; clamped below the budget. Default: half the budget, rounded up. */
+  identicalCallWarningThreshold?: number;
   /** `identical_call_budget`: consecutive identical calls allowed while the results are near-duplicates. Default `5`. */
   lowGainCallBudget?: number;
+  /** `identical_call_budget` warns at this many low-gain calls in a row; clamped below the budget. Default: half the budget, rounded up. */
+  lowGainCallWarningThreshold?: number;
   /**
    * `similar_outcome`: calls of one tool in a row that failed with the same explained error (word
    * for word, whatever the arguments) before its next call is critical. Default `10`.
    */
   similarOutcomeThreshold?: number;
+  /** `similar_outcome` warns at this many failures in a row; clamped below the threshold. Default: half of it, rounded up. */
+  similarOutcomeWarningThreshold?: number;
   /**
    * `redundant_call`: calls of the history allowed to repeat an earlier call and get its result
    * again (or be blocked) before a call asking again for a known result is critical. Default `8`.
    */
   redundantCallBudget?: number;
+  /** `redundant_call` warns at this many redundant calls; clamped below the budget. Default: half of it, rounded up. */
+  redundantCallWarningThreshold?: number;
   /** `identical_call_budget`'s low-gain results: estimated shingle similarity of at least this percentage (1–100). Default `90`. */
   similarityPercent?: number;
   /** Detector toggles. */

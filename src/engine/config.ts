@@ -14,6 +14,14 @@ export interface ResolvedLoopDetectionConfig {
   readonly criticalThreshold: number;
   readonly globalCircuitBreakerThreshold: number;
   readonly unknownToolThreshold: number;
+  /** `unknown_tool_repeat` warns at this streak; 0: no warning, OpenClaw's (default 0). */
+  readonly unknownToolWarningThreshold: number;
+  /**
+   * `ping_pong` warns and blocks only an alternation that shows no progress (both sides repeat
+   * one result, and no write changed its target between the laps); OpenClaw warns on any
+   * alternation (default false).
+   */
+  readonly pingPongRequiresNoProgress: boolean;
   /** Critical threshold of `wait` polls (OpenClaw's 10: a wait only resumes existing work). */
   readonly waitCriticalThreshold: number;
   /** Typed-error identity: warning at this many failures with one typed code in the run (OpenClaw's 3). */
@@ -25,20 +33,30 @@ export interface ResolvedLoopDetectionConfig {
    * critical when the call would complete this many laps (default 3).
    */
   readonly cycleCriticalLaps: number;
+  /** `result_cycle` warns at this many full laps; 0: no warning (only when the critical is 2 laps). */
+  readonly cycleWarningLaps: number;
   /** `identical_call_budget`: consecutive identical calls allowed, whatever their results (default 10). */
   readonly identicalCallBudget: number;
+  /** `identical_call_budget` warns at this many identical calls in a row; 0: no warning. */
+  readonly identicalCallWarningThreshold: number;
   /**
    * `identical_call_budget`: consecutive identical calls allowed while each result is a
    * near-duplicate of the one before it (little information gained; default 5).
    */
   readonly lowGainCallBudget: number;
+  /** `identical_call_budget` warns at this many low-gain calls in a row; 0: no warning. */
+  readonly lowGainCallWarningThreshold: number;
   /** `similar_outcome`: failures of one tool in a row with the same explained error before its next call is critical (default 10). */
   readonly similarOutcomeThreshold: number;
+  /** `similar_outcome` warns at this many failures in a row; 0: no warning. */
+  readonly similarOutcomeWarningThreshold: number;
   /**
    * `redundant_call`: calls of the history allowed to repeat an earlier call and get its result
    * again (or be blocked) before a call asking again for a known result is critical (default 8).
    */
   readonly redundantCallBudget: number;
+  /** `redundant_call` warns at this many redundant calls; 0: no warning. */
+  readonly redundantCallWarningThreshold: number;
   /** `identical_call_budget`'s low-gain results: an estimated shingle similarity of at least this many percent (default 90). */
   readonly similarityPercent: number;
   /** Toggles of the rolling detectors and of the newer OpenClaw rules, each on by default. */

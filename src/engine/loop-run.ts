@@ -217,7 +217,7 @@ export class LoopRun {
       return budgetExceeded ? { ...check, budgetExceeded } : check;
     }
     this.suppression ??= new WarningSuppression();
-    const emit = this.suppression.shouldEmit(verdict, this.config.warningThreshold);
+    const emit = this.suppression.shouldEmit(verdict, verdict.threshold ?? this.config.warningThreshold);
     if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
     if (emit) measured ??= this.measure(call, verdict);
     const check: RunCheck = measured

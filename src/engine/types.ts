@@ -125,6 +125,11 @@ export interface LoopVerdict {
   readonly loopSignatures?: readonly string[];
   /** For a cycle of calls (A→B→C→A…): its period, the number of distinct calls in it. */
   readonly period?: number;
+  /**
+   * For a warning compared with a step of its own detector (the opt-in detectors', the unknown
+   * tool's), that step: warning suppression buckets its count by it instead of `warningThreshold`.
+   */
+  readonly threshold?: number;
 }
 
 /** The answer to "may this call run?" */

@@ -139,7 +139,8 @@ describe('sweep command', () => {
           step: from + i,
           tool: 'search',
           args: { q: `q${i}` },
-          result: 'not valid',
+          result: 'The search API calls seem not valid. Please check the arguments.',
+          error: true,
         }));
       fx.write('loop.jsonl', jsonl(feedback(6)));
       fx.write('ok.jsonl', jsonl([...feedback(2), { step: 3, tool: 'read', args: {}, result: 'file' }]));
@@ -149,7 +150,7 @@ describe('sweep command', () => {
           { id: 'ok', file: 'ok.jsonl', agent: 'A', resolved: true, hit_limit: false },
         ],
       });
-      const config = fx.write('base.json5', "{ tools: { loopDetection: { profile: 'small-model' } } }");
+      const config = fx.write('base.json5', '{ tools: { loopDetection: { detectors: { similarOutcome: true } } } }');
       const args = ['sweep', '--index', index, '--warning', '3', '--critical', '4', '--config', config];
       const { code, stdout } = await runCli([...args, '--set', 'similarOutcomeThreshold=1..5', '--json']);
       expect(code).toBe(0);

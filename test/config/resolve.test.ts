@@ -48,11 +48,18 @@ const NEWER_THRESHOLDS = {
   typedErrorWarningThreshold: 3,
   typedErrorCriticalThreshold: 5,
   cycleCriticalLaps: 3,
+  cycleWarningLaps: 2,
   identicalCallBudget: 10,
+  identicalCallWarningThreshold: 5,
   lowGainCallBudget: 5,
+  lowGainCallWarningThreshold: 3,
   similarOutcomeThreshold: 10,
+  similarOutcomeWarningThreshold: 5,
   redundantCallBudget: 8,
+  redundantCallWarningThreshold: 4,
   similarityPercent: 90,
+  unknownToolWarningThreshold: 0,
+  pingPongRequiresNoProgress: false,
 };
 
 const DEFAULTS = {
@@ -141,11 +148,18 @@ describe('resolveLoopDetectionConfig', () => {
       typedErrorWarningThreshold: 2,
       typedErrorCriticalThreshold: 4,
       cycleCriticalLaps: 2,
+      cycleWarningLaps: 0,
       identicalCallBudget: 6,
+      identicalCallWarningThreshold: 3,
       lowGainCallBudget: 3,
+      lowGainCallWarningThreshold: 2,
       similarOutcomeThreshold: 7,
+      similarOutcomeWarningThreshold: 4,
       redundantCallBudget: 3,
+      redundantCallWarningThreshold: 2,
       similarityPercent: 95,
+      unknownToolWarningThreshold: 0,
+      pingPongRequiresNoProgress: false,
       detectors: {
         ...ALL_DETECTORS_ON,
         resultCycle: true,
@@ -303,6 +317,51 @@ describe('resolveLoopDetectionConfig', () => {
     expect(config).toEqual(DEFAULT_LOOP_DETECTION_CONFIG);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('tools.loopDetection');
+  });
+
+  describe('warning steps: every detector can warn before it blocks', () => {
+    it('unset → half the critical, rounded up; none when no count is left below it', () => {
+      const { config, warnings } = resolve({
+        similarOutcomeThreshold: 5,
+        redundantCallBudget: 1,
+        cycleCriticalLaps: 2,
+      });
+      expect(config.similarOutcomeWarningThreshold).toBe(3);
+      expect(config.redundantCallWarningThreshold).toBe(0);
+      expect(config.cycleWarningLaps).toBe(0);
+      expect(warnings).toEqual([]);
+    });
+
+    it('the unknown-tool rule has no warning step unless one is set (OpenClaw has none)', () => {
+      expect(resolve({}).config.unknownToolWarningThreshold).toBe(0);
+      expect(resolve({ unknownToolWarningThreshold: 5 }).config.unknownToolWarningThreshold).toBe(5);
+    });
+
+    it('a step at or above its critical is clamped below it, with a warning naming both keys', () => {
+      const { config, warnings } = resolve({ similarOutcomeThreshold: 5, similarOutcomeWarningThreshold: 9 });
+      expect(config.similarOutcomeWarningThreshold).toBe(4);
+      expect(warnings).toEqual([
+        'tools.loopDetection.similarOutcomeWarningThreshold: 9 is not below similarOutcomeThreshold 5; clamped to 4',
+      ]);
+      const laps = resolve({ cycleCriticalLaps: 2, cycleWarningLaps: 2 });
+      expect(laps.config.cycleWarningLaps).toBe(0);
+      expect(laps.warnings[0]).toContain('no warning step is left');
+    });
+
+    it('an invalid step falls back to the default step with a warning naming the key', () => {
+      const { config, warnings } = resolve({ identicalCallBudget: 8, identicalCallWarningThreshold: 'four' });
+      expect(config.identicalCallWarningThreshold).toBe(4);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('tools.loopDetection.identicalCallWarningThreshold');
+    });
+
+    it('pingPongRequiresNoProgress is a boolean, off by default (OpenClaw warns on any alternation)', () => {
+      expect(resolve({}).config.pingPongRequiresNoProgress).toBe(false);
+      expect(resolve({ pingPongRequiresNoProgress: true }).config.pingPongRequiresNoProgress).toBe(true);
+      const { config, warnings } = resolve({ pingPongRequiresNoProgress: 'yes' });
+      expect(config.pingPongRequiresNoProgress).toBe(false);
+      expect(warnings[0]).toContain('tools.loopDetection.pingPongRequiresNoProgress');
+    });
   });
 
   it('isPositiveInteger', () => {

@@ -3,13 +3,20 @@ import type { Detector } from './detector.js';
 /**
  * OpenClaw's `ping_pong`: the call continues an alternation of two signatures.
  * Critical at `criticalThreshold` when both sides show identical outcomes (no-progress
- * evidence); warning at `warningThreshold` regardless of outcomes. Gated by
- * `detectors.pingPong`.
+ * evidence); warning at `warningThreshold` regardless of outcomes — or, with
+ * `pingPongRequiresNoProgress`, only with that evidence, each side having repeated its result
+ * and a `write` that changed its target counting as progress (an edit / run-tests alternation
+ * whose results change is work, not a loop).
+ * Gated by `detectors.pingPong`.
  */
 export const detectPingPong: Detector = (history, call, config) => {
   if (!config.detectors.pingPong) return undefined;
   const candidate = history.pingPong(call.argsHash);
   if (candidate.count === 0 || candidate.count < config.warningThreshold) return undefined;
+  const strict = config.pingPongRequiresNoProgress;
+  const critical = candidate.count >= config.criticalThreshold;
+  const noProgress = (critical || strict) && history.pingPongNoProgressEvidence(candidate, strict);
+  if (strict && !noProgress) return undefined;
   const warningKey = `pingpong:${[call.argsHash, candidate.pairedSignature ?? ''].sort().join('|')}`;
   const base = {
     detector: 'ping_pong',
@@ -18,7 +25,7 @@ export const detectPingPong: Detector = (history, call, config) => {
     pairedToolName: candidate.pairedToolName,
     pairedSignature: candidate.pairedSignature,
   } as const;
-  if (candidate.count >= config.criticalThreshold && history.pingPongNoProgressEvidence(candidate)) {
+  if (critical && noProgress) {
     return {
       verdict: {
         ...base,

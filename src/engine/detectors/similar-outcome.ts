@@ -1,5 +1,42 @@
-import type { Detector } from './detector.js';
+import type { Detector, DetectorFinding } from './detector.js';
+import type { ResolvedLoopDetectionConfig } from '../config.js';
+import type { ScopedHistory } from '../history/queries.js';
+import type { LoopLevel, ToolCallSignature } from '../types.js';
 import { isPollCall } from './no-progress-streak.js';
+
+function similarOutcomeFinding(
+  history: ScopedHistory,
+  call: ToolCallSignature,
+  config: ResolvedLoopDetectionConfig,
+  level: LoopLevel,
+): DetectorFinding | undefined {
+  const threshold = level === 'critical' ? config.similarOutcomeThreshold : config.similarOutcomeWarningThreshold;
+  if (!config.detectors.similarOutcome || threshold === 0 || isPollCall(call, config)) return undefined;
+  const similar = history.similarOutcomes(call.toolName);
+  if (similar.count < threshold) return undefined;
+  const n = similar.count;
+  const tool = call.toolName;
+  const across =
+    similar.signatures.length > 1 || similar.signatures[0] !== call.argsHash ? ' even as the arguments changed' : '';
+  return {
+    verdict: {
+      level,
+      detector: 'similar_outcome',
+      count: n,
+      message:
+        level === 'critical'
+          ? `CRITICAL: ${tool} failed with the same error ${n} times in a row${across}. Session execution blocked to prevent resource waste. Stop retrying this tool: reassess the task.`
+          : `WARNING: ${tool} has failed with the same error ${n} times in a row${across}. Changing the arguments is not helping: reassess the task instead of retrying.`,
+      warningKey: `similar:${tool}`,
+      loopSignatures: similar.signatures,
+      ...(level === 'warning' ? { threshold } : {}),
+    },
+    log: {
+      level: level === 'critical' ? 'error' : 'warn',
+      message: `${level === 'critical' ? 'Critical similar outcomes detected' : 'Similar outcomes warning'}: ${tool} failed with the same error ${n} times`,
+    },
+  };
+}
 
 /**
  * Opt-in `similar_outcome` (critical), gated by `detectors.similarOutcome`: the tool's newest
@@ -9,23 +46,9 @@ import { isPollCall } from './no-progress-streak.js';
  * different arguments are quiet progress (a status lookup answering `available` for several
  * flights, silent shell commands).
  */
-export const detectSimilarOutcome: Detector = (history, call, config) => {
-  if (!config.detectors.similarOutcome || isPollCall(call, config)) return undefined;
-  const similar = history.similarOutcomes(call.toolName);
-  if (similar.count < config.similarOutcomeThreshold) return undefined;
-  const across = similar.signatures.length > 1 || similar.signatures[0] !== call.argsHash;
-  return {
-    verdict: {
-      level: 'critical',
-      detector: 'similar_outcome',
-      count: similar.count,
-      message: `CRITICAL: ${call.toolName} failed with the same error ${similar.count} times in a row${across ? ' even as the arguments changed' : ''}. Session execution blocked to prevent resource waste. Stop retrying this tool: reassess the task.`,
-      warningKey: `similar:${call.toolName}`,
-      loopSignatures: similar.signatures,
-    },
-    log: {
-      level: 'error',
-      message: `Critical similar outcomes detected: ${call.toolName} failed with the same error ${similar.count} times`,
-    },
-  };
-};
+export const detectSimilarOutcome: Detector = (history, call, config) =>
+  similarOutcomeFinding(history, call, config, 'critical');
+
+/** `similar_outcome`'s warning step, at `similarOutcomeWarningThreshold` (see {@link detectSimilarOutcome}). */
+export const detectSimilarOutcomeWarning: Detector = (history, call, config) =>
+  similarOutcomeFinding(history, call, config, 'warning');

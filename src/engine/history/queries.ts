@@ -80,8 +80,13 @@ export interface ScopedHistory {
   unknownToolStreak(toolName: string): UnknownToolStreak;
   /** The alternation that a call with `argsHash` would continue. */
   pingPong(argsHash: string): PingPongCandidate;
-  /** Whether the alternation tail (the newest `count - 1` records) shows no progress (step 5). */
-  pingPongNoProgressEvidence(candidate: PingPongCandidate): boolean;
+  /**
+   * Whether the alternation tail (the newest `count - 1` records) shows no progress (step 5): each
+   * side repeats one result hash. `strict`: each side must have repeated it (a side seen once
+   * repeats nothing), and a `write` that changed its target in the tail is progress (default
+   * false, OpenClaw's rule).
+   */
+  pingPongNoProgressEvidence(candidate: PingPongCandidate, strict?: boolean): boolean;
   /** Stable argument churn of `toolName` that a call with `argsHash` would continue. */
   argumentChurn(toolName: string, argsHash: string): ArgumentChurn;
   /** Distinct argument variants written to one target with no verification in between (0 when `argsHash` is one of them). */
@@ -248,15 +253,16 @@ export class ScopeView implements ScopedHistory {
     };
   }
 
-  pingPongNoProgressEvidence(candidate: PingPongCandidate): boolean {
+  pingPongNoProgressEvidence(candidate: PingPongCandidate, strict = false): boolean {
     const scope = this.scope;
     const tail = candidate.count - 1;
-    if (!scope || tail < 2) return false;
+    if (!scope || tail < (strict ? 4 : 2)) return false;
     let lastSideHash: string | undefined;
     let otherSideHash: string | undefined;
     for (let i = 0; i < tail; i += 1) {
       const seq = scope.end - 1 - i;
       if (seq < scope.first) return false;
+      if (strict && scope.outcomeKind(seq) === 'write-mutation') return false;
       const resultHash = scope.resultHash(seq);
       if (resultHash === undefined) return false;
       if (i % 2 === 0) {

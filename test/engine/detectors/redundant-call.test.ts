@@ -5,6 +5,8 @@ import { EngineHarness } from '../../helpers/engine-harness.js';
 import { fcParams } from '../../reliability/fuzz-runs.js';
 
 const BUDGET = { enabled: true, redundantCallBudget: 4, detectors: { redundantCall: true } } as const;
+/** The verdict unless it is only a warning (the ladder's step before the budget). */
+const critical = (verdict: { level: string } | undefined) => (verdict?.level === 'critical' ? verdict : undefined);
 const A = { path: 'src/adapters.py' };
 const B = { path: 'src/models.py' };
 const EDIT_1 = { patch: 'edit 29:29 …' };
@@ -38,7 +40,7 @@ describe('redundant_call', () => {
     h.run('edit', EDIT_2, rejected(2));
     h.run('edit', EDIT_1, rejected(1));
     h.run('edit', EDIT_2, rejected(2));
-    expect(h.detect('open', A)).toBeUndefined();
+    expect(critical(h.detect('open', A))).toBeUndefined();
     h.run('edit', EDIT_1, rejected(1));
     expect(h.detect('open', A)).toMatchObject({ detector: 'redundant_call', count: 4 });
   });
@@ -60,9 +62,21 @@ describe('redundant_call', () => {
     for (let i = 0; i < 4; i += 1) h.run('(no_valid_api_call)', { calls: [] }, invalid);
     h.run('search', { q: 'Foo' }, { result: 'Found 1 class Foo in foo.py' });
     for (let i = 0; i < 2; i += 1) h.run('(no_valid_api_call)', { calls: [] }, invalid);
-    expect(h.detect('(no_valid_api_call)', { calls: [] })).toBeUndefined();
+    expect(critical(h.detect('(no_valid_api_call)', { calls: [] }))).toBeUndefined();
     for (let i = 0; i < 2; i += 1) h.run('(no_valid_api_call)', { calls: [] }, invalid);
     expect(h.detect('(no_valid_api_call)', { calls: [] })).toMatchObject({ level: 'critical', count: 4 });
+  });
+
+  it('warns before it blocks: a warning from half the budget on, then the critical at the budget', async () => {
+    const h = await EngineHarness.create(BUDGET);
+    h.run('read', A, { result: 'same' });
+    const levels = [];
+    for (let i = 0; i < 5; i += 1) {
+      const checked = h.run('read', A, { result: 'same' });
+      levels.push(checked.emit ? checked.verdict!.level : '-');
+    }
+    // The count of 3 is in the warning's first bucket (3 / 2): emitted once, as OpenClaw's buckets do.
+    expect(levels).toEqual(['-', '-', 'warning', '-', 'critical']);
   });
 
   it('a question the run has not asked is never blocked, however many repeats came before', async () => {
