@@ -4,7 +4,7 @@ import type { LoopDetectionConfig } from './types.js';
 /**
  * OpenClaw's per-agent merge: no agent block → the global block as is; no global
  * block → the agent block as is; both → a shallow overlay where agent keys win, plus nested
- * overlays of `detectors` and `postCompactionGuard`.
+ * overlays of `detectors` and `postCompactionGuard`, and of each tool's `byTool` thresholds.
  */
 export function mergeLoopDetectionConfig(
   globalGiven: LoopDetectionConfig | undefined,
@@ -19,6 +19,13 @@ export function mergeLoopDetectionConfig(
   if (global.detectors || agent.detectors) merged.detectors = { ...global.detectors, ...agent.detectors };
   if (global.postCompactionGuard || agent.postCompactionGuard) {
     merged.postCompactionGuard = { ...global.postCompactionGuard, ...agent.postCompactionGuard };
+  }
+  if (global.byTool || agent.byTool) {
+    // Keyed by tool names, which may be anything (`__proto__` included): no prototype to reach.
+    const byTool = Object.assign(Object.create(null) as NonNullable<LoopDetectionConfig['byTool']>, global.byTool);
+    for (const [tool, thresholds] of Object.entries(agent.byTool ?? {}))
+      byTool[tool] = { ...byTool[tool], ...thresholds };
+    merged.byTool = byTool;
   }
   return merged;
 }

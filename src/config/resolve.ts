@@ -1,7 +1,7 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { DEFAULT_LOOP_DETECTION_CONFIG as D, ladderWarning, MIN_CYCLE_LAPS } from './defaults.js';
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
-import type { LoopDetectionConfig } from './types.js';
+import { TOOL_THRESHOLD_KEYS, type LoopDetectionConfig } from './types.js';
 import { describeValue } from '../util/describe-value.js';
 import { isRecord } from '../util/is-record.js';
 import { snapshotConfig } from './snapshot.js';
@@ -47,7 +47,63 @@ export function resolveLoopDetectionConfig(
     logger.warn(`${prefix}: expected an object, got ${describeValue(config)}; using defaults`);
   }
   const source = withProfile(given, prefix, logger);
+  const base = resolveBlock(source, prefix, logger);
+  const byTool = resolveByTool(source, prefix, logger);
+  return byTool ? { ...base, byTool } : base;
+}
 
+/**
+ * The `byTool` entries, each resolved as the block with the entry's thresholds over it (so the
+ * clamps apply per tool); warnings name the entry's keys (the block's own were reported already).
+ */
+function resolveByTool(
+  source: Record<string, unknown>,
+  prefix: string,
+  logger: EngineLogger,
+): ReadonlyMap<string, ResolvedLoopDetectionConfig> | undefined {
+  const given = source.byTool;
+  if (given === undefined) return undefined;
+  if (!isRecord(given)) {
+    logger.warn(`${prefix}.byTool: expected an object of tool names, got ${describeValue(given)}; ignored`);
+    return undefined;
+  }
+  const allowed = new Set<string>(TOOL_THRESHOLD_KEYS);
+  const byTool = new Map<string, ResolvedLoopDetectionConfig>();
+  for (const [tool, entry] of Object.entries(given)) {
+    const path = `${prefix}.byTool[${JSON.stringify(tool)}]`;
+    if (!isRecord(entry)) {
+      logger.warn(`${path}: expected an object of thresholds, got ${describeValue(entry)}; ignored`);
+      continue;
+    }
+    const thresholds = Object.create(null) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(entry)) {
+      if (!allowed.has(key)) logger.warn(`${path}.${key}: not a per-tool threshold (ignored)`);
+      else if (isPositiveInteger(value)) thresholds[key] = value;
+      else
+        logger.warn(
+          `${path}.${key}: expected a positive integer, got ${describeValue(value)}; the block's value applies`,
+        );
+    }
+    const keys = Object.keys(thresholds);
+    const entryLogger: EngineLogger = {
+      debug: (message) => logger.debug(message),
+      info: (message) => logger.info(message),
+      warn: (message) => {
+        if (keys.some((key) => message.includes(key))) logger.warn(message);
+      },
+      error: (message) => logger.error(message),
+    };
+    byTool.set(tool, resolveBlock({ ...source, ...thresholds }, path, entryLogger));
+  }
+  return byTool.size > 0 ? byTool : undefined;
+}
+
+/** Resolves a block whose profile was applied; see {@link resolveLoopDetectionConfig}. */
+function resolveBlock(
+  source: Record<string, unknown>,
+  prefix: string,
+  logger: EngineLogger,
+): ResolvedLoopDetectionConfig {
   const integer = (
     key: string,
     fallback: number,

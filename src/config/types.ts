@@ -133,11 +133,43 @@ export interface LoopDetectionConfig {
   redundantCallWarningThreshold?: number;
   /** `identical_call_budget`'s low-gain results: estimated shingle similarity of at least this percentage (1–100). Default `90`. */
   similarityPercent?: number;
+  /**
+   * Thresholds per tool, by tool name: an entry's keys override the block's for calls of that
+   * tool (threshold keys only: history, toggles and the guard belong to the run, not to a tool).
+   * `tool-loop-guard calibrate` writes them for tools whose healthy repeats differ from the
+   * others'. Default: none.
+   */
+  byTool?: Record<string, ToolThresholds>;
   /** Detector toggles. */
   detectors?: LoopDetectorToggles;
   /** Post-compaction guard settings. */
   postCompactionGuard?: PostCompactionGuardConfig;
 }
+
+/** The keys a `byTool` entry may set. */
+export const TOOL_THRESHOLD_KEYS = [
+  'warningThreshold',
+  'criticalThreshold',
+  'globalCircuitBreakerThreshold',
+  'unknownToolThreshold',
+  'unknownToolWarningThreshold',
+  'waitCriticalThreshold',
+  'typedErrorWarningThreshold',
+  'typedErrorCriticalThreshold',
+  'cycleCriticalLaps',
+  'cycleWarningLaps',
+  'identicalCallBudget',
+  'identicalCallWarningThreshold',
+  'lowGainCallBudget',
+  'lowGainCallWarningThreshold',
+  'similarOutcomeThreshold',
+  'similarOutcomeWarningThreshold',
+  'redundantCallBudget',
+  'redundantCallWarningThreshold',
+] as const;
+
+/** The thresholds of one tool in `byTool`. */
+export type ToolThresholds = Partial<Pick<LoopDetectionConfig, (typeof TOOL_THRESHOLD_KEYS)[number]>>;
 
 /** One entry of `agents.list`: a per-agent override merged field by field over the global block. */
 export interface AgentLoopDetectionEntry {

@@ -2,6 +2,7 @@ import { isPositiveInteger } from './resolve.js';
 import { isRecord } from '../util/is-record.js';
 import { snapshotConfig } from './snapshot.js';
 import { LOOP_DETECTION_PROFILES, loopDetectionProfile } from './profiles.js';
+import { TOOL_THRESHOLD_KEYS } from './types.js';
 
 /** One problem found in a configuration object: where it is and what is wrong. */
 export interface ConfigIssue {
@@ -12,7 +13,9 @@ export interface ConfigIssue {
   readonly severity: 'error' | 'warning';
 }
 
-type Shape = { readonly [key: string]: 'boolean' | 'positiveInteger' | 'percent' | 'profile' | Shape };
+type Shape = {
+  readonly [key: string]: 'boolean' | 'positiveInteger' | 'percent' | 'profile' | 'byTool' | Shape;
+};
 
 const LOOP_DETECTION_SHAPE: Shape = {
   profile: 'profile',
@@ -158,6 +161,7 @@ function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
     if (expected === undefined) issues.push(unknownKey(childPath));
     else if (child === undefined) continue;
     else if (typeof expected === 'object') issues.push(...checkShape(child, expected, childPath));
+    else if (expected === 'byTool') issues.push(...checkByTool(child, childPath));
     else if (expected === 'boolean' && typeof child !== 'boolean')
       issues.push(wrongType(childPath, 'a boolean', child));
     else if (expected === 'positiveInteger' && !isPositiveInteger(child)) {
@@ -175,6 +179,16 @@ function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
     }
   }
   return issues;
+}
+
+/** `byTool`: tool names to objects of threshold keys (see `TOOL_THRESHOLD_KEYS`). */
+function checkByTool(value: unknown, path: string): ConfigIssue[] {
+  if (!isRecord(value)) return [wrongType(path, 'an object of tool names', value)];
+  const thresholds = Object.create(null) as Record<string, 'positiveInteger'>;
+  for (const key of TOOL_THRESHOLD_KEYS) thresholds[key] = 'positiveInteger';
+  return Object.entries(value).flatMap(([tool, entry]) =>
+    checkShape(entry, thresholds, `${path}[${JSON.stringify(tool)}]`),
+  );
 }
 
 const unknownKey = (path: string): ConfigIssue => ({ path, message: 'unknown key (ignored)', severity: 'warning' });

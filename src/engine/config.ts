@@ -86,6 +86,16 @@ export interface ResolvedLoopDetectionConfig {
     readonly redundantCall: boolean;
   };
   readonly postCompactionGuard: { readonly enabled: boolean; readonly windowSize: number };
+  /**
+   * The settings for calls of a tool whose thresholds differ (`byTool`), by tool name: this
+   * config with that tool's thresholds. Absent: every tool uses this config.
+   */
+  readonly byTool?: ReadonlyMap<string, ResolvedLoopDetectionConfig>;
+}
+
+/** The settings a call of `toolName` is judged with (see `byTool`). */
+export function configForTool(config: ResolvedLoopDetectionConfig, toolName: string): ResolvedLoopDetectionConfig {
+  return config.byTool?.get(toolName) ?? config;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
-import { readsResultSimilarity, type ResolvedLoopDetectionConfig } from './config.js';
+import { configForTool, readsResultSimilarity, type ResolvedLoopDetectionConfig } from './config.js';
 import { escalatedVerdict, passedBudget, type BudgetKind, type LoopBudget } from './cost/loop-budget.js';
 import { UsageLedger } from './cost/usage-ledger.js';
 import { CallRefs, type CallRef } from './evidence/call-refs.js';
@@ -190,7 +190,8 @@ export class LoopRun {
           ? inFlight
           : [inFlight];
     const view = this.history.scopedView(this.runId, projected);
-    const finding = detectToolCallLoop(view, call, this.config);
+    const config = configForTool(this.config, call.toolName);
+    const finding = detectToolCallLoop(view, call, config);
     const churning = finding?.verdict.detector === 'argument_churn';
     // OpenClaw's liveness clock: it runs while churn stays active, and ordinary activity does not refresh it.
     const now = churning ? this.now() : 0;
@@ -217,7 +218,7 @@ export class LoopRun {
       return budgetExceeded ? { ...check, budgetExceeded } : check;
     }
     this.suppression ??= new WarningSuppression();
-    const emit = this.suppression.shouldEmit(verdict, verdict.threshold ?? this.config.warningThreshold);
+    const emit = this.suppression.shouldEmit(verdict, verdict.threshold ?? config.warningThreshold);
     if (emit) this.logger.warn(`Loop warning for ${call.toolName}: ${verdict.message}`);
     if (emit) measured ??= this.measure(call, verdict);
     const check: RunCheck = measured

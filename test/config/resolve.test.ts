@@ -371,3 +371,46 @@ describe('resolveLoopDetectionConfig', () => {
     );
   });
 });
+
+describe('byTool: thresholds per tool', () => {
+  it("an entry's thresholds override the block's for that tool, clamped per tool", () => {
+    const { config, warnings } = resolve({
+      enabled: true,
+      warningThreshold: 5,
+      criticalThreshold: 10,
+      byTool: { transfer_to_human_agents: { criticalThreshold: 14 }, poll_status: { warningThreshold: 12 } },
+    });
+    expect(warnings).toEqual([
+      'tools.loopDetection.byTool["poll_status"].criticalThreshold: 10 is not above warningThreshold 12; clamped to 13',
+    ]);
+    expect(config.criticalThreshold).toBe(10);
+    expect(config.byTool?.get('transfer_to_human_agents')).toMatchObject({
+      warningThreshold: 5,
+      criticalThreshold: 14,
+    });
+    expect(config.byTool?.get('poll_status')).toMatchObject({ warningThreshold: 12, criticalThreshold: 13 });
+    expect(config.byTool?.get('transfer_to_human_agents')?.byTool).toBeUndefined();
+  });
+
+  it('keys that belong to the run, not to a tool, are ignored with a warning; so is a bad entry', () => {
+    const { config, warnings } = resolve({
+      enabled: true,
+      criticalThreshold: 12,
+      byTool: { read: { historySize: 5, enabled: false, criticalThreshold: 'x' }, write: 3 },
+    });
+    expect(warnings).toEqual([
+      'tools.loopDetection.byTool["read"].historySize: not a per-tool threshold (ignored)',
+      'tools.loopDetection.byTool["read"].enabled: not a per-tool threshold (ignored)',
+      'tools.loopDetection.byTool["read"].criticalThreshold: expected a positive integer, got "x"; the block\'s value applies',
+      'tools.loopDetection.byTool["write"]: expected an object of thresholds, got 3; ignored',
+    ]);
+    expect(config.byTool?.get('read')).toMatchObject({ enabled: true, historySize: 30, criticalThreshold: 12 });
+    expect(config.byTool?.has('write')).toBe(false);
+  });
+
+  it('a tool named like an Object.prototype member is an ordinary tool', () => {
+    const { config } = resolve(JSON.parse('{"enabled":true,"byTool":{"__proto__":{"criticalThreshold":40}}}'));
+    expect(config.byTool?.get('__proto__')?.criticalThreshold).toBe(40);
+    expect(config.byTool?.get('constructor')).toBeUndefined();
+  });
+});
