@@ -41,6 +41,7 @@ const LOOP_DETECTION_SHAPE: Shape = {
   redundantCallBudget: 'positiveInteger',
   redundantCallWarningThreshold: 'positiveInteger',
   similarityPercent: 'percent',
+  byTool: 'byTool',
   detectors: {
     genericRepeat: 'boolean',
     knownPollNoProgress: 'boolean',

@@ -150,6 +150,25 @@ describe('validateToolLoopGuardConfig', () => {
     });
   });
 
+  it('byTool: tool names to threshold keys; other keys warn, wrong values are errors', () => {
+    const block = (byTool: unknown) => validateToolLoopGuardConfig({ tools: { loopDetection: { byTool } } });
+    expect(block({ poll_status: { criticalThreshold: 15, warningThreshold: 12 }, __proto__x: {} })).toEqual([]);
+    expect(block({ read: { historySize: 5 } })).toEqual([
+      { path: 'tools.loopDetection.byTool["read"].historySize', message: 'unknown key (ignored)', severity: 'warning' },
+    ]);
+    expect(errors(block({ read: { criticalThreshold: 0 } })).map((i) => i.path)).toEqual([
+      'tools.loopDetection.byTool["read"].criticalThreshold',
+    ]);
+    expect(errors(block([1]))).toHaveLength(1);
+    expect(errors(block({ read: 3 }))).toHaveLength(1);
+  });
+
+  it('the recommended profile file has no issues', async () => {
+    const { loadConfigFile } = await import('../../src/config/load-file.js');
+    const loaded = await loadConfigFile(new URL('../../profiles/small-model.json5', import.meta.url).pathname);
+    expect(loaded.warnings).toEqual([]);
+  });
+
   it('never throws, even on odd input', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.tools = cyclic;
