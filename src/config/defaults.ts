@@ -43,6 +43,7 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
   unknownToolThreshold: DEFAULT_UNKNOWN_TOOL_THRESHOLD,
   unknownToolWarningThreshold: 0,
   pingPongRequiresNoProgress: false,
+  genericRepeatInARow: false,
   waitCriticalThreshold: DEFAULT_WAIT_CRITICAL_THRESHOLD,
   typedErrorWarningThreshold: DEFAULT_TYPED_ERROR_WARNING_THRESHOLD,
   typedErrorCriticalThreshold: DEFAULT_TYPED_ERROR_CRITICAL_THRESHOLD,

@@ -226,6 +226,7 @@ function resolveBlock(
       D.pingPongRequiresNoProgress,
       `${prefix}.pingPongRequiresNoProgress`,
     ),
+    genericRepeatInARow: flag(source, 'genericRepeatInARow', D.genericRepeatInARow, `${prefix}.genericRepeatInARow`),
     waitCriticalThreshold: integer('waitCriticalThreshold', D.waitCriticalThreshold),
     typedErrorWarningThreshold,
     typedErrorCriticalThreshold,

@@ -93,9 +93,19 @@ export interface LoopDetectionConfig {
   /**
    * `ping_pong` warns and blocks only an alternation that shows no progress: both sides repeat one
    * result, and no `write` changed its target between the laps (an edit / run-tests alternation
-   * whose results change is progress). Default `false`: OpenClaw warns on any alternation.
+   * whose results change is progress). It is then counted as `generic_repeat` counts, by the
+   * repeats of each side: warned at twice `warningThreshold` alternating calls, blocked at twice
+   * `criticalThreshold`. Default `false`: OpenClaw warns on any alternation at `warningThreshold`.
    */
   pingPongRequiresNoProgress?: boolean;
+  /**
+   * `generic_repeat` counts only identical calls with identical outcomes made back to back, for
+   * its warning and its critical: an agent that reruns the same failing test between edits is
+   * working, one that sends the same call again and again is not. Default `false`: OpenClaw
+   * counts repeats with other calls in between, and warns on the same arguments whatever the
+   * outcomes.
+   */
+  genericRepeatInARow?: boolean;
   /** Critical threshold of `wait` polls (not clamped). Default `10`. */
   waitCriticalThreshold?: number;
   /** Typed-error identity warning threshold. Default `3`. */

@@ -27,6 +27,7 @@ const LOOP_DETECTION_SHAPE: Shape = {
   unknownToolThreshold: 'positiveInteger',
   unknownToolWarningThreshold: 'positiveInteger',
   pingPongRequiresNoProgress: 'boolean',
+  genericRepeatInARow: 'boolean',
   waitCriticalThreshold: 'positiveInteger',
   typedErrorWarningThreshold: 'positiveInteger',
   typedErrorCriticalThreshold: 'positiveInteger',

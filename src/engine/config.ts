@@ -18,10 +18,16 @@ export interface ResolvedLoopDetectionConfig {
   readonly unknownToolWarningThreshold: number;
   /**
    * `ping_pong` warns and blocks only an alternation that shows no progress (both sides repeat
-   * one result, and no write changed its target between the laps); OpenClaw warns on any
-   * alternation (default false).
+   * one result, and no write changed its target between the laps), counted by the repeats of
+   * each side; OpenClaw warns on any alternation (default false).
    */
   readonly pingPongRequiresNoProgress: boolean;
+  /**
+   * `generic_repeat` counts only identical calls made back to back, for its warning and its
+   * critical; OpenClaw counts them with other calls in between, and warns on the same arguments
+   * whatever the outcomes (default false).
+   */
+  readonly genericRepeatInARow: boolean;
   /** Critical threshold of `wait` polls (OpenClaw's 10: a wait only resumes existing work). */
   readonly waitCriticalThreshold: number;
   /** Typed-error identity: warning at this many failures with one typed code in the run (OpenClaw's 3). */

@@ -60,6 +60,7 @@ const NEWER_THRESHOLDS = {
   similarityPercent: 90,
   unknownToolWarningThreshold: 0,
   pingPongRequiresNoProgress: false,
+  genericRepeatInARow: false,
 };
 
 const DEFAULTS = {
@@ -160,6 +161,7 @@ describe('resolveLoopDetectionConfig', () => {
       similarityPercent: 95,
       unknownToolWarningThreshold: 0,
       pingPongRequiresNoProgress: false,
+      genericRepeatInARow: false,
       detectors: {
         ...ALL_DETECTORS_ON,
         resultCycle: true,

@@ -1,14 +1,15 @@
 import type { Detector } from './detector.js';
-import { isPollCall, noProgressStreakOf } from './no-progress-streak.js';
+import { isPollCall, repeatStreakOf } from './no-progress-streak.js';
 
 /**
  * `generic_repeat` critical, for calls that are not known polls: identical arguments produced
  * identical outcomes `criticalThreshold` times (loop vetoes included once anchored; for `exec`,
- * one terminal failure across changing arguments counts too). Gated by `detectors.genericRepeat`.
+ * one terminal failure across changing arguments counts too; back to back only with
+ * `genericRepeatInARow`). Gated by `detectors.genericRepeat`.
  */
 export const detectGenericRepeatCritical: Detector = (history, call, config) => {
   if (isPollCall(call, config) || !config.detectors.genericRepeat) return undefined;
-  const streak = noProgressStreakOf(history, call, config);
+  const streak = repeatStreakOf(history, call, config);
   if (streak.count < config.criticalThreshold) return undefined;
   // OpenClaw's newer text for a streak that spans arguments: "identical arguments" would be untrue there.
   const identical = streak.acrossArguments ? 'identical outcomes' : 'identical arguments and identical outcomes';
@@ -31,11 +32,15 @@ export const detectGenericRepeatCritical: Detector = (history, call, config) => 
 
 /**
  * `generic_repeat` warning, for calls that are not known polls: the same arguments were used
- * `warningThreshold` times in the window, whatever the outcomes. Gated by `detectors.genericRepeat`.
+ * `warningThreshold` times in the window, whatever the outcomes — or, with
+ * `genericRepeatInARow`, the critical's streak reached it (a warning needs the same evidence as
+ * the block: rerunning the tests between edits is not a repeat). Gated by `detectors.genericRepeat`.
  */
 export const detectGenericRepeatWarning: Detector = (history, call, config) => {
   if (isPollCall(call, config) || !config.detectors.genericRepeat) return undefined;
-  const recent = history.recentCount(call.argsHash, call.toolName);
+  const recent = config.genericRepeatInARow
+    ? repeatStreakOf(history, call, config).count
+    : history.recentCount(call.argsHash, call.toolName);
   if (recent < config.warningThreshold) return undefined;
   return {
     verdict: {

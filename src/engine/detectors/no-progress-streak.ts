@@ -13,7 +13,28 @@ export function noProgressStreakOf(
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
 ): NoProgressStreak {
-  const ordinary = history.noProgressStreak(call.argsHash, call.toolName);
+  return withExecFailures(history, call, config, history.noProgressStreak(call.argsHash, call.toolName));
+}
+
+/**
+ * `generic_repeat`'s streak: {@link noProgressStreakOf}, counted back to back with
+ * `genericRepeatInARow` (the same call with other calls between its repeats is not counted).
+ */
+export function repeatStreakOf(
+  history: ScopedHistory,
+  call: ToolCallSignature,
+  config: ResolvedLoopDetectionConfig,
+): NoProgressStreak {
+  if (!config.genericRepeatInARow) return noProgressStreakOf(history, call, config);
+  return withExecFailures(history, call, config, history.repeatInARow(call.argsHash, call.toolName));
+}
+
+function withExecFailures(
+  history: ScopedHistory,
+  call: ToolCallSignature,
+  config: ResolvedLoopDetectionConfig,
+  ordinary: NoProgressStreak,
+): NoProgressStreak {
   if (call.toolName !== 'exec' || !config.detectors.execFailureIdentity) return ordinary;
   const terminal = history.terminalExecFailureStreak(call.argsHash);
   return terminal.count > ordinary.count ? terminal : ordinary;

@@ -3,18 +3,21 @@ import type { Detector } from './detector.js';
 /**
  * OpenClaw's `ping_pong`: the call continues an alternation of two signatures.
  * Critical at `criticalThreshold` when both sides show identical outcomes (no-progress
- * evidence); warning at `warningThreshold` regardless of outcomes — or, with
- * `pingPongRequiresNoProgress`, only with that evidence, each side having repeated its result
- * and a `write` that changed its target counting as progress (an edit / run-tests alternation
- * whose results change is work, not a loop).
+ * evidence); warning at `warningThreshold` regardless of outcomes. With
+ * `pingPongRequiresNoProgress` it needs the same evidence as `generic_repeat`, for its warning
+ * too: each side repeated one result, no `write` changed its target between the laps (an edit /
+ * run-tests alternation whose results change is work, not a loop), and it is counted as
+ * `generic_repeat` counts, by the repeats of each side (twice the thresholds in alternating calls,
+ * OpenClaw's critical of 20 for a critical of 10).
  * Gated by `detectors.pingPong`.
  */
 export const detectPingPong: Detector = (history, call, config) => {
   if (!config.detectors.pingPong) return undefined;
   const candidate = history.pingPong(call.argsHash);
-  if (candidate.count === 0 || candidate.count < config.warningThreshold) return undefined;
   const strict = config.pingPongRequiresNoProgress;
-  const critical = candidate.count >= config.criticalThreshold;
+  const calls = strict ? 2 : 1;
+  if (candidate.count === 0 || candidate.count < calls * config.warningThreshold) return undefined;
+  const critical = candidate.count >= calls * config.criticalThreshold;
   const noProgress = (critical || strict) && history.pingPongNoProgressEvidence(candidate, strict);
   if (strict && !noProgress) return undefined;
   const warningKey = `pingpong:${[call.argsHash, candidate.pairedSignature ?? ''].sort().join('|')}`;
@@ -43,6 +46,7 @@ export const detectPingPong: Detector = (history, call, config) => {
       ...base,
       level: 'warning',
       message: `WARNING: You are alternating between repeated tool-call patterns (${candidate.count} consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed.`,
+      ...(strict ? { threshold: calls * config.warningThreshold } : {}),
     },
     log: {
       level: 'warn',

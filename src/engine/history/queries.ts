@@ -69,6 +69,11 @@ export interface ScopedHistory {
    */
   noProgressStreak(argsHash: string, toolName: string): NoProgressStreak;
   /**
+   * {@link noProgressStreak} counted back to back: the newest records in a row, all of this
+   * signature (any other call ends it), sharing the newest one's result hash (vetoes anchored).
+   */
+  repeatInARow(argsHash: string, toolName: string): NoProgressStreak;
+  /**
    * OpenClaw's `exec` terminal-failure streak across changing arguments: the contiguous
    * newest `exec` records that are terminal failures sharing the newest one's result hash or
    * failure identity (see the rules on {@link ScopeView.terminalExecFailureStreak}).
@@ -142,6 +147,35 @@ export class ScopeView implements ScopedHistory {
   /** The signature key of a call (see {@link signatureKey}), from the scope's cache when there is one. */
   private keyOf(toolName: string, argsHash: string): string {
     return this.scope ? this.scope.keyFor(toolName, argsHash) : signatureKey(toolName, argsHash);
+  }
+
+  repeatInARow(argsHash: string, toolName: string): NoProgressStreak {
+    const key = this.keyOf(toolName, argsHash);
+    // Batch siblings are newer than every record: one of another signature ends the streak at once.
+    let vetoes = 0;
+    for (const sibling of this.inFlight) {
+      if (signatureKey(sibling.toolName, sibling.argsHash) !== key) return NONE;
+      vetoes += 1;
+    }
+    const projected = vetoes;
+    const scope = this.scope;
+    let latestResultHash: string | undefined;
+    let count = 0;
+    if (scope) {
+      for (let s = scope.end - 1; s >= scope.first && scope.keyOf(s) === key; s -= 1) {
+        const resultHash = scope.resultHash(s);
+        if (resultHash === undefined) {
+          if (scope.outcomeKind(s) === 'tool-loop-veto') vetoes += 1;
+          continue;
+        }
+        if (latestResultHash === undefined) latestResultHash = resultHash;
+        else if (resultHash !== latestResultHash) break;
+        count += vetoes + 1;
+        vetoes = 0;
+      }
+    }
+    if (latestResultHash !== undefined) return { count, latestResultHash };
+    return vetoes > projected ? { count: vetoes - projected } : NONE;
   }
 
   private computeNoProgressStreak(key: string): NoProgressStreak {

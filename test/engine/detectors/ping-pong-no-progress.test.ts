@@ -36,13 +36,15 @@ describe('ping_pong that requires no-progress evidence', () => {
     expect(await pingPongs(STRICT, 24, editAndTest)).toEqual([]);
   });
 
-  it('an alternation whose both sides repeat one result still warns, then blocks', async () => {
+  it('an alternation whose both sides repeat one result still warns, then blocks, counted per side', async () => {
     const stuck = (i: number) =>
       i % 2 === 0
         ? { tool: 'edit', args: { file: 'a.py', patch: 'fix' }, outcome: { error: 'Your edit could not be applied.' } }
         : { tool: 'bash', args: { command: 'pytest' }, outcome: { result: '3 failed, 17 passed' } };
-    // Evidence needs each side seen twice: the fifth call of the alternation is the first it can warn.
-    expect(await pingPongs(STRICT, 12, stuck)).toEqual(['warning@5', 'critical@8']);
+    // Counted as generic_repeat counts, by the repeats of each side: warned at 8 alternating calls
+    // (each side 4 times), blocked at 16 — OpenClaw's rule blocks at 8 calls, each side 4 times.
+    expect(await pingPongs(STRICT, 20, stuck)).toEqual(['warning@8', 'critical@16']);
+    expect((await pingPongs(OPENCLAW, 20, stuck)).slice(0, 2)).toEqual(['warning@4', 'critical@8']);
   });
 
   it('a write that changed its target between the laps is progress, even with stable results', async () => {
