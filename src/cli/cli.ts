@@ -1,6 +1,8 @@
 import { ConfigFileError } from '../config/load-file.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { runAnalyze } from './analyze/command.js';
+import { runCalibrate } from './calibrate/command.js';
+import { runEvaluate } from './evaluate/command.js';
 import { UsageError } from './options.js';
 import { processIo, type CliIo } from './progress.js';
 import { runSweep } from './sweep/command.js';
@@ -10,9 +12,13 @@ export const USAGE = `Usage: tool-loop-guard <command> [options]
 Commands:
   analyze <files or folders...>   replay recorded traces (OTLP JSON, Jaeger JSON) or trajectory
                                   JSONL runs through loop detection and report warnings/blocks/aborts
+  calibrate <files or folders...> a JSON5 profile for your agent from its recorded (healthy) runs:
+                                  each threshold a margin above what those runs did
   sweep --index <index.json> [folders]
                                   grid of thresholds over labelled trajectory runs: false positives
                                   on resolved runs vs loops blocked, and how early
+  evaluate --index <index.json>   configs per agent set-up on labelled runs, and the calibration
+                                  rule on each set-up it never saw (leave-one-set-up-out)
 
 Options:
   -h, --help       show help (also: tool-loop-guard <command> --help)
@@ -33,6 +39,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         return await runAnalyze(rest, io);
       case 'sweep':
         return await runSweep(rest, io);
+      case 'calibrate':
+        return await runCalibrate(rest, io);
+      case 'evaluate':
+        return await runEvaluate(rest, io);
       case '-v':
       case '--version':
         io.stdout(`${PACKAGE_VERSION}\n`);
@@ -49,7 +59,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.stderr(
-        `tool-loop-guard: ${(error as Error).message}\nRun "tool-loop-guard${command === 'analyze' || command === 'sweep' ? ` ${command}` : ''} --help" for usage.\n`,
+        `tool-loop-guard: ${(error as Error).message}\nRun "tool-loop-guard${['analyze', 'sweep', 'calibrate', 'evaluate'].includes(command ?? '') ? ` ${command}` : ''} --help" for usage.\n`,
       );
       return 2;
     }

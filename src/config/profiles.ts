@@ -1,25 +1,28 @@
 import type { LoopDetectionConfig, LoopDetectionProfileName } from './types.js';
 
 /**
- * `profile: 'small-model'`: for agents on smaller models, which repeat themselves more and
- * recover less. Each kind of repeat evidence is blocked at the lowest threshold that a
- * successful run would still have to exceed by two repeats on the evaluation data (OpenClaw's
- * rules at warning 3 / critical 5; four outcomes that are the same but for numbers and
- * whitespace; four identical calls in a row, whatever their results; two full laps of a
- * result-repeating cycle; four calls that got an answer the run already had). Shipped as `profiles/small-model.json5` too; `docs/evaluation.md`
- * measures it on 527 real runs.
+ * `profile: 'small-model'`, the recommended profile: detection on, with thresholds that one rule
+ * chose on real runs of 13 agent set-ups (the rule `tool-loop-guard calibrate` applies to your
+ * own runs): each critical is the larger of OpenClaw's count for the same evidence and the most
+ * any successful run did + 1 + a margin of 2, each warning 2 before it. Identical calls back to
+ * back are blocked at 10 (warned at 8); `ping_pong` needs no-progress evidence and is counted by
+ * the repeats of each side; the same explained failure across changing arguments is blocked at 10
+ * (warned at 8). Shipped as `profiles/small-model.json5` too; `docs/evaluation.md` scores it per set-up and
+ * on set-ups the rule never saw.
  */
 export const SMALL_MODEL_PROFILE: LoopDetectionConfig = Object.freeze({
   enabled: true,
-  warningThreshold: 3,
-  criticalThreshold: 5,
-  cycleCriticalLaps: 2,
-  identicalCallBudget: 4,
-  lowGainCallBudget: 4,
-  similarOutcomeThreshold: 4,
-  redundantCallBudget: 4,
-  similarityPercent: 100,
-  detectors: Object.freeze({ resultCycle: true, identicalCallBudget: true, similarOutcome: true, redundantCall: true }),
+  genericRepeatInARow: true,
+  pingPongRequiresNoProgress: true,
+  criticalThreshold: 10,
+  warningThreshold: 8,
+  similarOutcomeThreshold: 10,
+  similarOutcomeWarningThreshold: 8,
+  unknownToolThreshold: 10,
+  unknownToolWarningThreshold: 8,
+  typedErrorCriticalThreshold: 5,
+  typedErrorWarningThreshold: 3,
+  detectors: Object.freeze({ similarOutcome: true }),
 });
 
 /** The profiles a `profile` key may name. */

@@ -23,23 +23,25 @@ describe("profile: 'small-model'", () => {
     expect(loaded.config.tools?.loopDetection).toEqual(JSON.parse(JSON.stringify(SMALL_MODEL_PROFILE)));
   });
 
-  it('turns detection on with its settings and every opt-in detector', () => {
+  it('turns detection on, requires no-progress evidence, and adds the same-failure detector', () => {
     const config = resolveLoopDetectionConfig({ profile: 'small-model' });
     expect(config).toMatchObject({
       enabled: true,
-      warningThreshold: 3,
-      criticalThreshold: 5,
-      cycleCriticalLaps: 2,
-      identicalCallBudget: 4,
-      lowGainCallBudget: 4,
-      similarOutcomeThreshold: 4,
-      redundantCallBudget: 4,
+      genericRepeatInARow: true,
+      pingPongRequiresNoProgress: true,
+      warningThreshold: 8,
+      criticalThreshold: 10,
+      similarOutcomeThreshold: 10,
+      similarOutcomeWarningThreshold: 8,
+      unknownToolThreshold: 10,
+      unknownToolWarningThreshold: 8,
       detectors: {
-        resultCycle: true,
-        identicalCallBudget: true,
         similarOutcome: true,
-        redundantCall: true,
+        resultCycle: false,
+        identicalCallBudget: false,
+        redundantCall: false,
         genericRepeat: true,
+        pingPong: true,
       },
     });
   });
@@ -47,15 +49,16 @@ describe("profile: 'small-model'", () => {
   it('explicit settings override the profile, nested detector toggles one by one', () => {
     const config = resolveLoopDetectionConfig({
       profile: 'small-model',
-      criticalThreshold: 6,
+      criticalThreshold: 12,
       similarOutcomeThreshold: 8,
-      detectors: { resultCycle: false },
+      detectors: { resultCycle: true },
     });
     expect(config).toMatchObject({
-      criticalThreshold: 6,
+      criticalThreshold: 12,
+      warningThreshold: 8,
       similarOutcomeThreshold: 8,
-      identicalCallBudget: 4,
-      detectors: { resultCycle: false, identicalCallBudget: true, similarOutcome: true },
+      similarOutcomeWarningThreshold: 7,
+      detectors: { resultCycle: true, similarOutcome: true },
     });
     expect(resolveLoopDetectionConfig({ profile: 'small-model', enabled: false }).enabled).toBe(false);
   });
@@ -89,10 +92,10 @@ describe("profile: 'small-model'", () => {
     });
   });
 
-  it('works as `analyze --config`: the same feedback to changing calls is blocked by similar_outcome', async () => {
+  it('works as `analyze --config`: the same feedback to changing calls is warned, then blocked by similar_outcome', async () => {
     const fx = fixtureDir();
     try {
-      const feedback = Array.from({ length: 6 }, (_, i) => ({
+      const feedback = Array.from({ length: 12 }, (_, i) => ({
         step: i + 1,
         tool: 'search_code',
         args: { code_str: `attempt ${String.fromCharCode(97 + i)}` },
@@ -105,7 +108,8 @@ describe("profile: 'small-model'", () => {
       const report = JSON.parse(stdout) as {
         runs: Array<{ firstBlock?: { call: number }; events: Array<{ action: string; detector: string }> }>;
       };
-      expect(report.runs[0].firstBlock?.call).toBe(5);
+      expect(report.runs[0].firstBlock?.call).toBe(11);
+      expect(report.runs[0].events[0]).toMatchObject({ action: 'warn', detector: 'similar_outcome' });
       expect(report.runs[0].events.find((event) => event.action === 'block')?.detector).toBe('similar_outcome');
       const defaults = JSON.parse((await runCli(['analyze', '--json', '--enable', run])).stdout) as typeof report;
       expect(defaults.runs[0].firstBlock).toBeUndefined();

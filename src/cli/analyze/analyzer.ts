@@ -9,12 +9,10 @@ import type { Progress } from '../progress.js';
 import { readInputFile, type DetectedKind } from '../readers/input.js';
 import type { InputFormat, InputProblem } from '../readers/types.js';
 import { CallSequence } from '../replay/call-sequence.js';
-import { prepareSpan } from '../replay/prepared-span.js';
 import { emptyCounters, type ReplayEvent, type RunCounters, type RunReplay } from '../replay/run-replay.js';
 import type { RunTimelineView } from '../replay/run-timeline.js';
 import { SpanReplayer } from '../replay/span-replayer.js';
-import { pooledSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
-import type { SpanView } from '../../spans/span-view.js';
+import { hashedSpan, replayTraces, type PooledSpan } from '../replay/trace-replay.js';
 import { DEFAULT_MAX_LIVE_RUNS, DEFAULT_RECOVERY_WINDOW, DEFAULT_RUN_IDLE_TTL_MS } from '../../otel/options.js';
 import type { RecoveryCounts } from '../../engine/recovery/recovery-watch.js';
 
@@ -204,20 +202,7 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
       span(span) {
         spans += 1;
         if (span.service !== undefined && !services.has(span.process)) services.set(span.process, span.service);
-        const ids = { traceId: span.traceId, spanId: span.spanId };
-        pool.push(
-          pooledSpan({
-            traceId: span.traceId,
-            spanId: span.spanId,
-            ...(span.parentSpanId !== undefined ? { parentSpanId: span.parentSpanId } : {}),
-            startUs: span.startUs,
-            endUs: span.endUs,
-            process: span.process,
-            source: file,
-            // Adapters may read the span's ids (e.g. for calls whose arguments were not captured).
-            prepared: prepareSpan(adapters, digester, { ...span.view, spanContext: () => ids } as SpanView),
-          }),
-        );
+        pool.push(hashedSpan(span, file, adapters, digester));
         if ((spans & 1023) === 0) progress();
       },
       call(call) {

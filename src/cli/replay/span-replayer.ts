@@ -50,6 +50,8 @@ export interface SpanReplayerOptions {
    * did the run leave the loop, repeat it, or end? Default 0 (off).
    */
   readonly recoveryWindow?: number;
+  /** Shadow mode: verdicts are reached and counted, but nothing is blocked (every call's outcome is recorded). Default false. */
+  readonly shadow?: boolean;
 }
 
 /** Prepared spans are read from what was hashed once. */
@@ -85,6 +87,7 @@ export class SpanReplayer {
       runIdleTtlMs: options.runIdleTtlMs,
       maxLiveRuns: options.maxLiveRuns,
       recoveryWindow: options.recoveryWindow ?? 0,
+      shadow: options.shadow === true,
       // A released run's watch is settled (`run_ended`) by then: its counts are final.
       onRelease: (run) => this.replays.get(run)?.replay.recovered(run.loop.recovery),
     });

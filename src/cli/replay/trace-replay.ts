@@ -1,5 +1,10 @@
 import type { ResolvedLoopDetectionConfig } from '../../engine/config.js';
+import type { Digester } from '../../engine/hashing/digest.js';
+import type { ToolSpanAdapter } from '../../spans/adapters/adapter.js';
+import type { SpanView } from '../../spans/span-view.js';
 import type { EngineLogger } from '../../util/logger.js';
+import type { DecodedSpan } from '../readers/types.js';
+import { prepareSpan } from './prepared-span.js';
 import { SpanReplayer, type ReplayedRun, type ReplaySpan } from './span-replayer.js';
 
 /** A prepared span with its place in the recorded trace tree and timeline. */
@@ -14,6 +19,27 @@ export interface PooledSpan extends ReplaySpan {
 /** Builds a {@link PooledSpan} (with the `spanContext()` the run scopes use). */
 export function pooledSpan(fields: Omit<PooledSpan, 'spanContext'>): PooledSpan {
   return Object.assign(Object.create(POOLED_SPAN_PROTO) as PooledSpan, fields);
+}
+
+/** A span decoded from `source`, read and hashed once: what the replay needs of it, no raw content. */
+export function hashedSpan(
+  span: DecodedSpan,
+  source: string,
+  adapters: readonly ToolSpanAdapter[],
+  digester: Digester,
+): PooledSpan {
+  const ids = { traceId: span.traceId, spanId: span.spanId };
+  return pooledSpan({
+    traceId: span.traceId,
+    spanId: span.spanId,
+    ...(span.parentSpanId !== undefined ? { parentSpanId: span.parentSpanId } : {}),
+    startUs: span.startUs,
+    endUs: span.endUs,
+    process: span.process,
+    source,
+    // Adapters may read the span's ids (e.g. for calls whose arguments were not captured).
+    prepared: prepareSpan(adapters, digester, { ...span.view, spanContext: () => ids } as SpanView),
+  });
 }
 
 const POOLED_SPAN_PROTO = {
@@ -37,6 +63,8 @@ export interface TraceReplayOptions {
   readonly timelineCalls?: number;
   /** Calls watched after each surfaced verdict (see `SpanReplayerOptions`). */
   readonly recoveryWindow?: number;
+  /** Nothing is blocked (see `SpanReplayerOptions`). */
+  readonly shadow?: boolean;
 }
 
 interface TimelineEvent {

@@ -9,6 +9,11 @@ export interface RunLabel {
   readonly file: string;
   /** The agent, shortened to its first word (`AutoCodeRover`, `SWE-agent`, `tau-bench`). */
   readonly agent: string;
+  /**
+   * The agent set-up the run belongs to: the index entry's `setup`, else its `agent` and
+   * `model` together (one scaffold with one model).
+   */
+  readonly setup: string;
   readonly resolved: boolean;
   /** Whether the run hit its harness limit (round, cost, turn limit). */
   readonly hitLimit: boolean | 'unknown';
@@ -20,7 +25,7 @@ export function shortAgent(agent: unknown): string {
 }
 
 /**
- * Reads an index `{trajectories: [{id, file, agent, resolved, hit_limit, …}]}`; `file` is
+ * Reads an index `{trajectories: [{id, file, agent, model?, setup?, resolved, hit_limit, …}]}`; `file` is
  * relative to the index's folder. Throws with a clear message when the file is not an index.
  */
 export async function loadRunLabels(indexFile: string): Promise<RunLabel[]> {
@@ -41,6 +46,10 @@ export async function loadRunLabels(indexFile: string): Promise<RunLabel[]> {
       id: typeof entry.id === 'string' ? entry.id : entry.file,
       file: resolve(base, entry.file),
       agent: shortAgent(entry.agent),
+      setup:
+        typeof entry.setup === 'string' && entry.setup.trim() !== ''
+          ? entry.setup.trim()
+          : `${typeof entry.agent === 'string' ? entry.agent : 'unknown agent'} / ${typeof entry.model === 'string' ? entry.model : 'unknown model'}`,
       resolved: entry.resolved === true,
       hitLimit: entry.hit_limit === true ? true : entry.hit_limit === false ? false : 'unknown',
     });

@@ -1,6 +1,5 @@
 /**
- * Properties of the opt-in detectors (fast-check), with every detector of the small-model
- * profile on:
+ * Properties of the opt-in detectors (fast-check), with every detector on at low thresholds:
  * - progress is never blocked: when every result brings new content (new words, new field
  *   values), no no-progress detector — `result_cycle`, `similar_outcome`, the low-gain part of
  *   `identical_call_budget`, OpenClaw's — blocks a call, whatever the order of tools and arguments;
@@ -9,12 +8,24 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SMALL_MODEL_PROFILE } from '../../../src/config/profiles.js';
+import type { LoopDetectionConfig } from '../../../src/config/index.js';
 import { EngineHarness } from '../../helpers/engine-harness.js';
 import { fcParams } from '../../reliability/fuzz-runs.js';
 
-/** The profile with the plain identical-call cap out of the way: it is a budget, not a no-progress rule. */
-const NO_PLAIN_CAP = { ...SMALL_MODEL_PROFILE, identicalCallBudget: 1_000_000 };
+/** Every detector on, low thresholds, the plain identical-call cap out of the way: it is a budget, not a no-progress rule. */
+const NO_PLAIN_CAP: LoopDetectionConfig = {
+  enabled: true,
+  warningThreshold: 3,
+  criticalThreshold: 5,
+  cycleCriticalLaps: 2,
+  identicalCallBudget: 1_000_000,
+  lowGainCallBudget: 4,
+  similarOutcomeThreshold: 4,
+  redundantCallBudget: 4,
+  similarityPercent: 100,
+  detectors: { resultCycle: true, identicalCallBudget: true, similarOutcome: true, redundantCall: true },
+};
+const ALL_OPT_IN = NO_PLAIN_CAP.detectors;
 const TOOLS = ['read', 'search'] as const;
 const ARGS = [{ q: 'a' }, { q: 'b' }, { q: 'c' }] as const;
 
@@ -71,7 +82,7 @@ describe('opt-in detectors: properties', () => {
           cycleCriticalLaps: laps,
           warningThreshold: 49,
           criticalThreshold: 50,
-          detectors: { ...SMALL_MODEL_PROFILE.detectors, similarOutcome: false, redundantCall: false, pingPong: false },
+          detectors: { ...ALL_OPT_IN, similarOutcome: false, redundantCall: false, pingPong: false },
         });
         const at = (i: number) => ({
           tool: `t${i % period}`,
