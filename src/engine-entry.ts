@@ -67,6 +67,7 @@ export {
   type CompactionLoopPersistedDetails,
 } from './engine/errors/compaction-loop-persisted-error.js';
 export { TOOL_LOOP_BLOCKED_CODE, ToolLoopBlockedError } from './engine/errors/tool-loop-blocked-error.js';
+export { isToolLoopAbort } from './engine/errors/tool-loop-abort.js';
 export { toolLoopSystemNote } from './engine/system-note.js';
 export { silentLogger, type EngineLogger } from './util/logger.js';
 

@@ -59,6 +59,7 @@ export {
   COMPACTION_LOOP_PERSISTED_CODE,
 } from './engine/errors/compaction-loop-persisted-error.js';
 export { ToolLoopBlockedError, TOOL_LOOP_BLOCKED_CODE } from './engine/errors/tool-loop-blocked-error.js';
+export { isToolLoopAbort } from './engine/errors/tool-loop-abort.js';
 export { blockedToolResult, type BlockedToolResult } from './engine/hashing/outcome-hash.js';
 export type { LoopDetectorName, LoopLevel, LoopVerdict } from './engine/types.js';
 
