@@ -29,6 +29,7 @@ export {
   openInferenceAdapter,
   openLlmetryLangChainAdapter,
   traceloopAdapter,
+  voltAgentAdapter,
   type AdapterTriggers,
   type RunScopeHint,
   type ToolCallEnd,

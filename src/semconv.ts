@@ -211,6 +211,34 @@ export const ATTR_GENKIT_INPUT = 'genkit:input';
 /** JSON of the action output (the tool's result), set before the span ends. */
 export const ATTR_GENKIT_OUTPUT = 'genkit:output';
 
+// VoltAgent (`@voltagent/core` 2.x, its own OTel spans).
+/** The agent operation's id, on every span of an agent operation from its start. */
+export const ATTR_VOLTAGENT_OPERATION_ID = 'operation.id';
+/** `agent` on every span of an agent operation (a subagent's too), from its start. */
+export const ATTR_VOLTAGENT_ENTITY_TYPE = 'entity.type';
+export const VOLTAGENT_ENTITY_TYPE_AGENT = 'agent';
+/** The agent's id (a subagent's spans: its parent's; the subagent's own is `subagent.id`). */
+export const ATTR_VOLTAGENT_ENTITY_ID = 'entity.id';
+export const ATTR_VOLTAGENT_SUBAGENT_ID = 'subagent.id';
+/** The `conversationId` of the call, on every span of the operation when given. */
+export const ATTR_VOLTAGENT_CONVERSATION_ID = 'conversation.id';
+/** On the root span of an agent operation only (`running` at start). */
+export const ATTR_VOLTAGENT_AGENT_STATE = 'agent.state';
+/** `tool` on a tool span (`tool.execution:<name>`), `llm` on a model span. */
+export const ATTR_VOLTAGENT_SPAN_TYPE = 'span.type';
+export const VOLTAGENT_SPAN_TYPE_TOOL = 'tool';
+/** The tool's name and the model's call id, on a tool span from its start (the same key as OpenInference's `tool.name`). */
+export const ATTR_VOLTAGENT_TOOL_NAME = 'tool.name';
+export const ATTR_VOLTAGENT_TOOL_CALL_ID = 'tool.call.id';
+/** JSON of the tool's arguments (from the start of a tool span); the prompt on the operation's root span. */
+export const ATTR_VOLTAGENT_INPUT = 'input';
+/** The tool's result (JSON, or the string itself), set as a tool span ends; the answer on the root span. */
+export const ATTR_VOLTAGENT_OUTPUT = 'output';
+/** The messages sent to the model (earlier tool results among them): on model spans and the root span. */
+export const ATTR_VOLTAGENT_LLM_MESSAGES = 'llm.messages';
+export const ATTR_VOLTAGENT_AGENT_MESSAGES = 'agent.messages';
+export const ATTR_VOLTAGENT_AGENT_MESSAGES_UI = 'agent.messages.ui';
+
 // ── Cost, evidence, shadow mode and recovery ─────────────────────────────────
 /** Token usage of a model call (OTel GenAI conventions), read from the chat spans of a run. */
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';

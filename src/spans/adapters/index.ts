@@ -6,6 +6,7 @@ import { openClawAdapter } from './openclaw.js';
 import { openInferenceAdapter } from './openinference.js';
 import { openLlmetryLangChainAdapter } from './openllmetry-langchain.js';
 import { traceloopAdapter } from './traceloop.js';
+import { voltAgentAdapter } from './voltagent.js';
 
 export type { AdapterTriggers, RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapter.js';
 export { aiSdkAdapter } from './ai-sdk.js';
@@ -15,6 +16,7 @@ export { openClawAdapter } from './openclaw.js';
 export { openInferenceAdapter } from './openinference.js';
 export { openLlmetryLangChainAdapter } from './openllmetry-langchain.js';
 export { traceloopAdapter } from './traceloop.js';
+export { voltAgentAdapter } from './voltagent.js';
 
 /**
  * The built-in adapters, in the order they are tried (first match wins). The specific
@@ -29,5 +31,6 @@ export const DEFAULT_ADAPTERS: readonly ToolSpanAdapter[] = [
   traceloopAdapter,
   openLlmetryLangChainAdapter,
   genkitAdapter,
+  voltAgentAdapter,
   genAiAdapter,
 ];

@@ -1,29 +1,20 @@
 import { trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { disableOTelRootSpanDetection, enableTelemetry, flushTracing } from 'genkit/tracing';
-import { traceRun, wrapExporter, type LoopAbortEvent, type LoopEvent } from 'tool-loop-guard';
-import { beforeAll, beforeEach, describe } from 'vitest';
+import { traceRun } from 'tool-loop-guard';
+import { beforeAll, describe } from 'vitest';
 import { settle, variantTests, type VariantRun } from '../harness/acceptance.js';
 import { asGenkitProcessors, genkitAgent, genkitTool } from '../harness/genkit-agent.js';
-import { createGuard } from '../harness/guard.js';
+import { fileGuard } from '../harness/guard.js';
 import { ToolBody, type Variant } from '../harness/scenario.js';
 
-const events: LoopEvent[] = [];
-const aborts: LoopAbortEvent[] = [];
-const exporter = new InMemorySpanExporter();
+const pipeline = fileGuard();
 beforeAll(async () => {
   // Genkit's own OTel setup: a NodeSDK (sdk-node 0.52, sdk-trace-base 1.25) that puts its
   // telemetry-server processor first and the given processors after it. Its SDK has no
   // onEnding: the exporter is wrapped so that loop events reach the exported spans.
-  const guard = await createGuard(events, aborts);
-  await enableTelemetry({ spanProcessors: asGenkitProcessors([guard, new SimpleSpanProcessor(wrapExporter(exporter, guard))]) });
+  await enableTelemetry({ spanProcessors: asGenkitProcessors(pipeline.processors()) });
   // Without it, every generate starts its own trace, outside traceRun (and its signal).
   disableOTelRootSpanDetection();
-});
-beforeEach(() => {
-  events.length = 0;
-  aborts.length = 0;
-  exporter.reset();
 });
 
 /** `generate` inside `traceRun`, whose signal it is given. */
@@ -36,7 +27,7 @@ async function runAgent(variant: Variant): Promise<VariantRun> {
     }),
   );
   await flushTracing();
-  return { harness: { events, exported: () => exporter.getFinishedSpans() }, body, outcome, isCallSpan: genkitTool };
+  return { harness: pipeline.observed, body, outcome, isCallSpan: genkitTool };
 }
 
 describe('Genkit generate with its own telemetry (enableTelemetry({ spanProcessors: [guard, exporting] })), root-span detection off, inside traceRun', () => {

@@ -7,8 +7,10 @@ import {
   type ReadableSpan,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { beforeAll, beforeEach } from 'vitest';
 import {
   ToolLoopSpanProcessor,
+  wrapExporter,
   type LoopAbortEvent,
   type LoopEvent,
   type ToolLoopSpanProcessorOptions,
@@ -60,4 +62,39 @@ export async function guardHarness(options: ToolLoopSpanProcessorOptions = {}): 
   const spanProcessors: SpanProcessor[] = [processor, recorder, new SimpleSpanProcessor(exporter)];
   const provider = new BasicTracerProvider({ spanProcessors });
   return { processor, provider, exporter, recorder, events, aborts, exported: () => exporter.getFinishedSpans() };
+}
+
+/**
+ * One guard for a whole test file, for frameworks that build their tracer provider once per
+ * process: created in `beforeAll` (register this first, so that the file's own `beforeAll` can
+ * hand its processors to the framework), with an in-memory exporter behind `wrapExporter`, and the
+ * records cleared before each test.
+ */
+export function fileGuard(options: ToolLoopSpanProcessorOptions = {}) {
+  const events: LoopEvent[] = [];
+  const aborts: LoopAbortEvent[] = [];
+  const exporter = new InMemorySpanExporter();
+  let guard: ToolLoopSpanProcessor | undefined;
+  beforeAll(async () => {
+    guard = await createGuard(events, aborts, options);
+  });
+  beforeEach(() => {
+    events.length = 0;
+    aborts.length = 0;
+    exporter.reset();
+  });
+  const created = (): ToolLoopSpanProcessor => {
+    if (!guard) throw new Error('fileGuard: the guard is created in beforeAll');
+    return guard;
+  };
+  return {
+    guard: created,
+    /** The guard, then the exporting processor with its exporter wrapped (SDKs without `onEnding`). */
+    processors: (): SpanProcessor[] => [created(), new SimpleSpanProcessor(wrapExporter(exporter, created()))],
+    /** What a variant run reports as its harness. */
+    observed: { events, exported: () => exporter.getFinishedSpans() } satisfies Pick<
+      GuardHarness,
+      'events' | 'exported'
+    >,
+  };
 }
