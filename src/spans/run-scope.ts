@@ -152,7 +152,12 @@ export class RunScopes {
     let scope: SpanScope;
     if (hint.runId !== undefined) {
       const runKey = explicitRunKey(hint.runId);
-      scope = scopeOf(runKey, hint.runId, agentId, !joinsOnly && inherited?.runKey !== runKey);
+      scope = scopeOf(
+        runKey,
+        hint.runId,
+        agentId,
+        !joinsOnly && hint.joinsOnly !== true && inherited?.runKey !== runKey,
+      );
     } else if (inherited) {
       scope = { runKey: inherited.runKey, runId: inherited.runId, agentId, isRunRoot: false };
     } else if (hint.startsRun && !joinsOnly) {

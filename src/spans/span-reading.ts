@@ -122,6 +122,7 @@ export function readScopeHint(
           runId: hint.runId ?? extra.runId,
           agentId: hint.agentId ?? extra.agentId,
           startsRun: hint.startsRun || extra.startsRun,
+          joinsOnly: hint.runId !== undefined ? hint.joinsOnly : extra.joinsOnly,
         }
       : extra;
   }

@@ -40,6 +40,11 @@ export interface RunScopeHint {
   readonly agentId?: string;
   /** The span is a run boundary without an id (e.g. `openclaw.run`, an AI SDK root call). */
   readonly startsRun?: boolean;
+  /**
+   * The span belongs to the run `runId` names but does not bound it (a model call carrying its
+   * conversation's id): it never opens the run, so its end releases nothing. Default `false`.
+   */
+  readonly joinsOnly?: boolean;
 }
 
 /**

@@ -37,7 +37,10 @@ function match(span: SpanView): ToolCallStart | undefined {
  *
  * Run scope, after the GenAI agent conventions: `tool_loop.run_id`, else
  * `gen_ai.conversation.id` (a session), on the span or an ancestor; an `invoke_agent` span
- * without either opens an id-less run; agent id from `gen_ai.agent.id`.
+ * without either opens an id-less run; agent id from `gen_ai.agent.id`. A conversation's run is
+ * opened (and released at its end) only by an `invoke_agent` span carrying its id: a model or
+ * tool call carrying it joins the run, so a loop whose calls are each a trace of their own keeps
+ * one history.
  */
 export const genAiAdapter: ToolSpanAdapter = {
   name: 'gen-ai',
@@ -62,10 +65,14 @@ export const genAiAdapter: ToolSpanAdapter = {
     );
   },
   scopeHint(span) {
-    const runId =
-      stringValue(span.attributes[ATTR_TOOL_LOOP_RUN_ID]) ?? stringValue(span.attributes[ATTR_GEN_AI_CONVERSATION_ID]);
+    const ownRunId = stringValue(span.attributes[ATTR_TOOL_LOOP_RUN_ID]);
+    const runId = ownRunId ?? stringValue(span.attributes[ATTR_GEN_AI_CONVERSATION_ID]);
     const agentId = stringValue(span.attributes[ATTR_GEN_AI_AGENT_ID]);
     const startsRun = span.attributes[ATTR_GEN_AI_OPERATION_NAME] === GEN_AI_OPERATION_INVOKE_AGENT;
-    return runId === undefined && agentId === undefined && !startsRun ? undefined : { runId, agentId, startsRun };
+    if (runId === undefined && agentId === undefined && !startsRun) return undefined;
+    // A conversation outlives its model calls: only an agent invocation bounds its run.
+    return ownRunId === undefined && runId !== undefined && !startsRun
+      ? { runId, agentId, startsRun, joinsOnly: true }
+      : { runId, agentId, startsRun };
   },
 };

@@ -78,6 +78,34 @@ describe('genAiAdapter', () => {
     expect(processor.getStats().liveRuns).toBe(0);
   });
 
+  it('keeps one run for a loop whose model and tool calls, each a trace of its own, carry the conversation id', async () => {
+    const { tracer, loopEvents, processor } = await createOtelHarness({ config: LOW_THRESHOLDS });
+    const conversation = { [sc.ATTR_GEN_AI_CONVERSATION_ID]: 'conv-bare' };
+    for (let n = 0; n < 5; n += 1) {
+      tracer
+        .startSpan('chat model', {
+          root: true,
+          attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'chat', ...conversation },
+        })
+        .end();
+      const span = tracer.startSpan('execute_tool lookup_order', {
+        root: true,
+        attributes: {
+          ...conversation,
+          [sc.ATTR_GEN_AI_TOOL_NAME]: 'lookup_order',
+          [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"orderId":"42"}',
+        },
+      });
+      span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, 'pending');
+      span.end();
+    }
+    expect(loopEvents.map((event) => `${event.level}:${event.runId}`)).toEqual([
+      'warning:conv-bare',
+      'critical:conv-bare',
+    ]);
+    expect(processor.getStats()).toMatchObject({ liveRuns: 1, releasedRuns: { 'root-ended': 0 } });
+  });
+
   it('gen_ai.conversation.compacted=true arms the post-compaction guard of its run', async () => {
     const { tracer, exporter } = await setup();
     await traceRun(tracer, { runId: 'compacted' }, () => {
