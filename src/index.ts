@@ -39,6 +39,7 @@ export {
 export type { SpanView } from './spans/span-view.js';
 
 export { traceRun, type RunContext, type TraceRunOptions } from './instrument/trace-run.js';
+export { withRun, type WithRunOptions } from './instrument/with-run.js';
 export {
   traceToolCall,
   traceToolCallBatch,

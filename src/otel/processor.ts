@@ -15,6 +15,7 @@ import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js
 import { PACKAGE_NAME } from '../version.js';
 import { ContentRedaction } from './content-redaction.js';
 import { redactingLogger } from './unknown-tool-redaction.js';
+import { contextRunOf } from './context-run.js';
 import { annotatedView, DeferredAnnotations } from './deferred-annotations.js';
 import { EvidenceSpans, isEvidenceContext } from './evidence-spans.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
@@ -175,7 +176,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       const parentSpan = inRoot ? undefined : trace.getSpan(parentContext);
       const remoteParent = parentSpan?.spanContext().isRemote === true;
       const parent = parentSpan && !remoteParent ? parentSpan : undefined;
-      const started = this.guard.start(span, span.spanContext(), parent, remoteParent);
+      const started = this.guard.start(
+        span,
+        span.spanContext(),
+        parent,
+        remoteParent,
+        inRoot ? undefined : contextRunOf(parentContext),
+      );
       if (started) this.emitStarted(span, parent, started);
     } catch (error) {
       this.log.error(`onStart failed: ${describeError(error)}`);

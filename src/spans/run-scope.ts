@@ -29,6 +29,12 @@ function spanRunKey(traceId: string, spanId: string): string {
   return `\u0000s:${traceId}/${spanId}`;
 }
 
+/** A run a span's context carries (`withRun`): spans with no run of their own join it. */
+export interface ContextRun {
+  readonly runId: string;
+  readonly agentId?: string;
+}
+
 /** The run a span belongs to. */
 export interface SpanScope {
   /** Key of the run's state (see {@link explicitRunKey}); never shown to users. */
@@ -50,6 +56,15 @@ export interface SpanScope {
 function scopeOf(runKey: string, runId: string, agentId: string | undefined, isRunRoot: boolean): SpanScope {
   const descendants: SpanScope = { runKey, runId, agentId, isRunRoot: false };
   return isRunRoot ? { runKey, runId, agentId, isRunRoot, descendants } : descendants;
+}
+
+/**
+ * The scope of a span that joins the run its context carries (`withRun`): never its root, so no
+ * span's end releases it (the idle TTL and the live-run cap do).
+ */
+function joinedScope(contextRun: ContextRun, agentId: string | undefined): SpanScope {
+  const { runId } = contextRun;
+  return { runKey: explicitRunKey(runId), runId, agentId: agentId ?? contextRun.agentId, isRunRoot: false };
 }
 
 /**
@@ -129,6 +144,10 @@ export class RunScopes {
    * it ends: the span's scope is then not remembered here at all (a tool span's: its state is
    * kept by the span anyway), unless the caller hands it back with {@link rememberById}, after
    * which its end must {@link forget} it.
+   *
+   * `contextRun`: the run the span's parent context carries (`withRun`), for a span with no run
+   * id of its own and no live ancestor's run: the span joins it (never opens it), ahead of an
+   * id-less run boundary, a remote parent's entry and the trace.
    */
   resolve(
     span: object,
@@ -138,13 +157,15 @@ export class RunScopes {
     joinsOnly: boolean,
     remoteParent = false,
     held = false,
+    contextRun?: ContextRun,
   ): SpanScope {
     const inherited = parent ? this.lookup(parent) : undefined;
     // Without a live parent a span may be a trace's root, whose end must find its scope.
     const heldByCaller = held && parent !== undefined;
     if (hint === undefined) {
-      if (inherited && !heldByCaller) this.remember(span, ids.spanId, inherited);
-      if (inherited) return inherited;
+      const joined = inherited ?? (contextRun && joinedScope(contextRun, undefined));
+      if (joined && !heldByCaller) this.remember(span, ids.spanId, joined);
+      if (joined) return joined;
       if (!remoteParent) return this.traceScope(ids.traceId);
       return this.enter(span, ids);
     }
@@ -160,6 +181,8 @@ export class RunScopes {
       );
     } else if (inherited) {
       scope = { runKey: inherited.runKey, runId: inherited.runId, agentId, isRunRoot: false };
+    } else if (contextRun) {
+      scope = joinedScope(contextRun, agentId);
     } else if (hint.startsRun && !joinsOnly) {
       scope = scopeOf(spanRunKey(ids.traceId, ids.spanId), `${ids.traceId}/${ids.spanId}`, agentId, true);
     } else if (remoteParent) {
@@ -192,11 +215,21 @@ export class RunScopes {
 
   /**
    * For a span with no run hints of its own that is neither a tool call nor a marker: it
-   * passes on its parent's scope, if the parent has one. Nothing is allocated otherwise.
+   * passes on its parent's scope, if the parent has one, else the run its context carries
+   * (`contextRun`, see {@link resolve}). Nothing is allocated otherwise.
    */
-  inherit(span: object, spanId: string, parent: object): void {
-    const inherited = this.lookup(parent);
+  inherit(span: object, spanId: string, parent: object, contextRun?: ContextRun): void {
+    const inherited = this.lookup(parent) ?? (contextRun && joinedScope(contextRun, undefined));
     if (inherited) this.remember(span, spanId, inherited);
+  }
+
+  /**
+   * For a span with no run hints of its own and no live parent (a trace's root, or under a
+   * remote parent) in a context that carries a run (see {@link resolve}): it joins that run, and
+   * passes it on to its children (which a span matched only at its end reads back).
+   */
+  join(span: object, spanId: string, contextRun: ContextRun): void {
+    this.remember(span, spanId, joinedScope(contextRun, undefined));
   }
 
   /** The scope a live parent passes to its children, if it has one worth passing. */

@@ -9,7 +9,7 @@ import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { LiveSpanStates } from './live-span-states.js';
 import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
-import { explicitRunKey, passesOn, RunScopes, traceRunKey, type SpanScope } from './run-scope.js';
+import { explicitRunKey, passesOn, RunScopes, traceRunKey, type ContextRun, type SpanScope } from './run-scope.js';
 import { spanIdOf } from './span-view.js';
 import type { SpanReader, SpanReading, ToolCallSource } from './span-reading.js';
 
@@ -238,21 +238,25 @@ export class SpanGuard<S extends object> {
    * `undefined` for a root or remote parent; `remoteParent` tells the two apart (a span under a
    * remote parent enters the trace here and scopes its id-less calls). Returns `undefined` for
    * a span that concerns no run (most spans): then nothing is allocated, except the scope of a
-   * span entering from another process.
+   * span entering from another process, and of a span in a run its context carries.
+   * `contextRun`: that run (`withRun`), joined by a span with no run of its own or of a live
+   * ancestor (see `RunScopes.resolve`).
    */
   start(
     span: S,
     ids: { readonly traceId: string; readonly spanId: string },
     parent: object | undefined,
     remoteParent = false,
+    contextRun?: ContextRun,
   ): SpanStarted<S> | undefined {
     const reading = this.options.reader.readStart(span);
     if (!reading.tool && !reading.hint && !reading.compactionRetry) {
-      if (parent) this.scopes.inherit(span, ids.spanId, parent);
+      if (parent) this.scopes.inherit(span, ids.spanId, parent, contextRun);
+      else if (contextRun) this.scopes.join(span, ids.spanId, contextRun);
       else if (remoteParent) this.scopes.enter(span, ids);
       return undefined;
     }
-    return this.startRead(span, ids, parent, remoteParent, reading);
+    return this.startRead(span, ids, parent, remoteParent, reading, contextRun);
   }
 
   /**
@@ -265,6 +269,7 @@ export class SpanGuard<S extends object> {
     parent: object | undefined,
     remoteParent: boolean,
     { hint, compactionRetry, tool }: SpanReading<S>,
+    contextRun: ContextRun | undefined,
   ): SpanStarted<S> {
     const outer = tool && parent && this.tools.size > 0 ? this.tools.get(parent) : undefined;
     const inner = tool !== undefined && outer?.tool.toolName === tool.toolName;
@@ -279,6 +284,7 @@ export class SpanGuard<S extends object> {
       tool !== undefined || compactionRetry,
       remoteParent,
       scopeHeld,
+      contextRun,
     );
     if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
     let run: RunState | undefined;

@@ -5,29 +5,15 @@ import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { HumanMessage } from '@langchain/core/messages';
 import { context } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { guardLangChainTools, traceRun, traceToolCall, type ToolLoopSpanProcessorOptions } from 'tool-loop-guard';
-import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import { guardLangChainTools, traceRun, traceToolCall } from 'tool-loop-guard';
+import { describe } from 'vitest';
 import { blockingWrapperTest, nestedToolSpanTest, settle, variantTests, type VariantRun } from '../harness/acceptance.js';
-import { guardHarness, useAsyncContext, type GuardHarness } from '../harness/guard.js';
+import { instrumentedHarnesses } from '../harness/guard.js';
 import { langGraphAgent, RECURSION_LIMIT } from '../harness/langgraph-agent.js';
 import { ToolBody, TOOL_NAME, type LookupArgs, type Variant } from '../harness/scenario.js';
 
-afterAll(useAsyncContext());
 const instrumentation = new LangChainInstrumentation();
-beforeAll(() => {
-  instrumentation.manuallyInstrument(CallbackManagerModule);
-});
-const harnesses: GuardHarness[] = [];
-afterEach(async () => {
-  await Promise.all(harnesses.splice(0).map((harness) => harness.provider.shutdown()));
-});
-
-async function open(options: ToolLoopSpanProcessorOptions = {}): Promise<GuardHarness> {
-  const harness = await guardHarness(options);
-  instrumentation.setTracerProvider(harness.provider);
-  harnesses.push(harness);
-  return harness;
-}
+const open = instrumentedHarnesses(instrumentation, () => instrumentation.manuallyInstrument(CallbackManagerModule));
 
 const openInferenceTool = (span: ReadableSpan): boolean => span.attributes['openinference.span.kind'] === 'TOOL';
 

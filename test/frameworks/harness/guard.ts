@@ -1,4 +1,4 @@
-import { context } from '@opentelemetry/api';
+import { context, type TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   BasicTracerProvider,
@@ -7,7 +7,7 @@ import {
   type ReadableSpan,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import {
   ToolLoopSpanProcessor,
   wrapExporter,
@@ -96,5 +96,29 @@ export function fileGuard(options: ToolLoopSpanProcessorOptions = {}) {
       GuardHarness,
       'events' | 'exported'
     >,
+  };
+}
+
+/**
+ * The setup of a file whose runs go through an instrumentation installed once per process (the
+ * LangChain callback instrumentations patch `CallbackManager` globally): the async context, the
+ * instrumentation installed before the tests, and a fresh guard harness per run whose provider
+ * the instrumentation is pointed at, shut down after each test.
+ */
+export function instrumentedHarnesses(
+  instrumentation: { setTracerProvider(provider: TracerProvider): void },
+  install: () => void,
+): (options?: ToolLoopSpanProcessorOptions) => Promise<GuardHarness> {
+  const harnesses: GuardHarness[] = [];
+  afterAll(useAsyncContext());
+  beforeAll(install);
+  afterEach(async () => {
+    await Promise.all(harnesses.splice(0).map((harness) => harness.provider.shutdown()));
+  });
+  return async (options = {}) => {
+    const harness = await guardHarness(options);
+    instrumentation.setTracerProvider(harness.provider);
+    harnesses.push(harness);
+    return harness;
   };
 }
