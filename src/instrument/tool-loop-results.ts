@@ -19,15 +19,17 @@ export interface ToolLoopIntervention {
  * The result of a call `traceToolCall` did not run because of a critical loop, in OpenClaw's
  * shape: the text for the model, `details` with `status: 'blocked'`, `deniedReason: 'tool-loop'`,
  * the detector's `reason` and the `intervention`, `isError` and `executionStarted: false`;
- * `terminate: true` when the run is being ended. Its outcome is a loop veto.
+ * `terminate: true` when the run is being ended. Its outcome is a loop veto. (A type alias, not
+ * an interface, so that it is assignable to result types with an index signature, such as MCP's
+ * `CallToolResult`.)
  */
-export interface ToolLoopBlockedResult {
+export type ToolLoopBlockedResult = {
   content: Array<{ type: 'text'; text: string }>;
   details: { status: 'blocked'; deniedReason: 'tool-loop'; reason: string; intervention: ToolLoopIntervention };
   isError: true;
   executionStarted: false;
   terminate?: true;
-}
+};
 
 /** OpenClaw's texts for the call that tripped a critical and for the siblings of its batch. */
 function interventionText(intervention: ToolLoopIntervention, trigger: boolean): string {
