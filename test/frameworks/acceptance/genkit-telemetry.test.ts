@@ -3,7 +3,7 @@ import { disableOTelRootSpanDetection, enableTelemetry, flushTracing } from 'gen
 import { traceRun } from 'tool-loop-guard';
 import { beforeAll, describe } from 'vitest';
 import { settle, variantTests, type VariantRun } from '../harness/acceptance.js';
-import { asGenkitProcessors, genkitAgent, genkitTool } from '../harness/genkit-agent.js';
+import { asGenkitProcessors, genkitAgent, genkitTool, stopWhenAborted } from '../harness/genkit-agent.js';
 import { fileGuard } from '../harness/guard.js';
 import { ToolBody, type Variant } from '../harness/scenario.js';
 
@@ -17,19 +17,19 @@ beforeAll(async () => {
   disableOTelRootSpanDetection();
 });
 
-/** `generate` inside `traceRun`, whose signal it is given. */
+/** `generate` of a v1 model inside `traceRun`, with its signal and the recipe's middleware. */
 async function runAgent(variant: Variant): Promise<VariantRun> {
   const body = new ToolBody(variant);
   const outcome = await settle(() =>
     traceRun(trace.getTracer('agent'), { runId: `genkit-${variant}` }, ({ signal }) => {
-      const { ai, options } = genkitAgent(body, undefined, signal);
-      return ai.generate({ ...options, abortSignal: signal });
+      const { ai, options } = genkitAgent(body, { model: 'v1' });
+      return ai.generate({ ...options, abortSignal: signal, use: [stopWhenAborted(signal)] });
     }),
   );
   await flushTracing();
   return { harness: pipeline.observed, body, outcome, isCallSpan: genkitTool };
 }
 
-describe('Genkit generate with its own telemetry (enableTelemetry({ spanProcessors: [guard, exporting] })), root-span detection off, inside traceRun', () => {
+describe('Genkit generate (a v1 model, the stop middleware) with its own telemetry (enableTelemetry({ spanProcessors: [guard, exporting] })), root-span detection off, inside traceRun', () => {
   variantTests({}, runAgent);
 });
