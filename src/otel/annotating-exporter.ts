@@ -5,11 +5,11 @@ import { describeError } from './loop-event-emitter.js';
 import type { ToolLoopSpanProcessor } from './processor.js';
 
 /**
- * Wraps an exporter so that what `processor` decided reaches the exported spans on SDKs that
- * do not call `onEnding` (`sdk-trace-base` before 2.3, such as the one the Traceloop SDK brings,
- * or Genkit's own): there the processor judges ended spans in `onEnd`, when they are read-only
- * and, when its processor is not first (the Traceloop SDK appends `initialize({ processor })`
- * after its exporting one), already handed to the exporter. The wrapper adds the loop events
+ * Wraps an exporter so that what `processor` decided reaches exported spans it could judge only
+ * in `onEnd`: on SDKs that do not call `onEnding` (`sdk-trace-base` before 2.3) the processor
+ * gives each span its own `end()` instead, and a span that cannot take one (a sealed span object)
+ * is judged in `onEnd`, when it is read-only and, behind an exporting processor, already handed
+ * to the exporter. The wrapper adds the loop events
  * (`tool_loop.*`) and the `tool_loop.verdict` attribute and applies `redactContent` to the
  * spans it exports. It waits for the end of the current `onEnd` round before exporting, so a
  * processor placed after the exporting one has judged the span by then. On SDKs with

@@ -19,6 +19,7 @@ import { contextRunOf } from './context-run.js';
 import { annotatedView, DeferredAnnotations } from './deferred-annotations.js';
 import { EvidenceSpans, isEvidenceContext } from './evidence-spans.js';
 import { HelperRequest, type HelperBridge } from './helper-bridge.js';
+import { EndingShim } from './ending-shim.js';
 import { describeError, LoopEventEmitter, type EmitterCounters } from './loop-event-emitter.js';
 import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
 import { createLoopEventCounter, createRecoveryCounter } from './metrics.js';
@@ -64,6 +65,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private capacityReported = false;
   /** Set by the first `onEnding` call: the SDK finishes tool spans there (SDK >= 2.3). */
   private sdkCallsOnEnding = false;
+  /** Until the SDK is seen calling `onEnding`, spans get their ending step from their own `end`. */
+  private readonly endingShim = new EndingShim();
+  private readonly ending = (span: Span): void => this.endSpan(span);
   /** What could not be written to spans ended without `onEnding`, for `wrapExporter`. */
   private readonly deferred = new DeferredAnnotations();
   /** Set once an exporter was wrapped with `wrapExporter` for this processor. */
@@ -83,7 +87,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   ) {
     this.log = log;
     this.signals = new RunSignals(options.maxLiveRuns);
-    this.checks = new PipelineChecks(log, this, () => this.exportsWrapped);
+    this.checks = new PipelineChecks(log);
     const evidence = new EvidenceSpans(options.evidenceSpans, options.tracerProvider);
     this.emitter = new LoopEventEmitter(
       options,
@@ -169,6 +173,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     // The root context holds no values: no evidence mark, helper request or parent to look up
     // (three lookups, about a third of what a plain root span costs here).
     const inRoot = parentContext === ROOT_CONTEXT;
+    // Every span, evidence spans too: any span may carry content to redact.
+    if (!this.sdkCallsOnEnding) this.endingShim.install(span, this.ending);
     // An evidence span (ours or another processor's) is about a loop, never part of one.
     if (!inRoot && isEvidenceContext(parentContext)) return;
     try {
@@ -195,10 +201,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   private emitStarted(span: Span, parent: ApiSpan | undefined, started: SpanStarted<Span | ReadableSpan>): void {
     if (started.tool)
-      this.checks.toolSpan(
-        span,
-        parent === undefined && started.scope.runKey === traceRunKey(span.spanContext().traceId),
-      );
+      this.checks.toolSpan(parent === undefined && started.scope.runKey === traceRunKey(span.spanContext().traceId));
     if (started.armed) this.emitter.armed(span, started.scope, started.armed);
     // The inner span of a call already judged: the helper inside reads the call's verdict from it.
     const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
@@ -217,13 +220,23 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * While the span is still writable (SDK >= 2.3): judges tool spans whose arguments arrived
-   * late, records outcomes, feeds the post-compaction guard (`tool_loop.aborted`, `onAbort`),
-   * and applies `redactContent`. Never throws.
+   * While the span is still writable: judges tool spans whose arguments arrived late, records
+   * outcomes, feeds the post-compaction guard (`tool_loop.aborted`, `onAbort`), and applies
+   * `redactContent`. SDKs before 2.3 never call it: there each span runs this step from its own
+   * `end` (see {@link EndingShim}). Never throws.
    */
   onEnding(span: Span): void {
     if (this.isShutDown) return;
     this.sdkCallsOnEnding = true;
+    if (!this.endingShim.handled(span)) this.endSpan(span);
+  }
+
+  /**
+   * The ending step ({@link onEnding}), from the SDK or, on SDKs that do not call `onEnding`,
+   * from the span's own `end` (see {@link EndingShim}).
+   */
+  private endSpan(span: Span): void {
+    if (this.isShutDown) return;
     let tool: ToolCallSource | undefined;
     try {
       tool = this.finish(span, span);
@@ -235,15 +248,14 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Records outcomes on SDKs without `onEnding` (the span is read-only: its annotations reach
-   * the export only through {@link wrapExporter}), and releases a run's state when the span
-   * that opened it ends. Never throws.
+   * Releases a run's state when the span that opened it ends. A span that had no ending step
+   * (its SDK has no `onEnding` and the span could not take its own `end`) is finished here,
+   * read-only: its annotations reach the export only through {@link wrapExporter}. Never throws.
    */
   onEnd(span: ReadableSpan): void {
     if (this.isShutDown) return;
     try {
-      // With onEnding, every tool span was finished there; only older SDKs finish them here.
-      if (!this.sdkCallsOnEnding) this.finishWithoutOnEnding(span);
+      if (!this.sdkCallsOnEnding && !this.endingShim.handled(span)) this.finishWithoutOnEnding(span);
       // The run and its runSignal end with the last of its root spans (two may share a run id).
       const closed = this.guard.close(span, span.spanContext().traceId, hasParent(span));
       if (closed !== undefined) this.signals.forget(closed);
@@ -306,7 +318,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     finished: ToolSpanFinished<Span | ReadableSpan>,
   ): ToolCallSource {
     if (finished.matchedAtEnd)
-      this.checks.toolSpan(span, !hasParent(span) && finished.scope.runKey === traceRunKey(span.spanContext().traceId));
+      this.checks.toolSpan(!hasParent(span) && finished.scope.runKey === traceRunKey(span.spanContext().traceId));
     const target = writable ?? (span as ApiSpan);
     const annotate = writable !== undefined;
     if (finished.recovery) this.settled(finished.recovery, finished.scope.agentId);
@@ -327,8 +339,11 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * A span ended on an SDK without `onEnding`: it is read-only now, so what the guard decides is
-   * kept for `wrapExporter`, or, without one, lost for the export (said once).
+   * A span ended without an ending step (its SDK does not call `onEnding` and the span object
+   * could not take its own `end`): it is read-only now, so what the guard decides is kept for
+   * `wrapExporter`. Without one, `redactContent` removes the content from the ended span itself
+   * (the span object exporters read), and what cannot reach the export is said once, through
+   * `diag` and as a process warning, which Node prints without any logger set up.
    */
   private finishWithoutOnEnding(span: ReadableSpan): void {
     const recorder = this.exportsWrapped ? this.deferred.recorder(span) : undefined;
@@ -337,14 +352,16 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       tool = this.finish(span, recorder);
     } finally {
       // Content on any span, tool call or not, and whether or not detection failed.
-      if (recorder && this.options.redactContent) this.deferred.redact(span, this.redactionKeys(span, tool));
+      if (this.options.redactContent) {
+        if (recorder) this.deferred.redact(span, this.redactionKeys(span, tool));
+        else this.redact(span as Span, tool);
+      }
     }
     if (!recorder && (tool || this.options.redactContent) && !this.noOnEndingReported) {
       this.noOnEndingReported = true;
-      this.log.warn(
-        this.options.redactContent
-          ? `this OpenTelemetry SDK does not call onEnding (redactContent needs sdk-trace-base >= 2.3): content cannot be redacted on this SDK, so raw tool arguments and results reach exported spans, and so do no loop events (tool_loop.*) or tool_loop.verdict; callbacks, metrics and run aborts still work. Wrap the exporter with wrapExporter(exporter, processor) to redact and annotate at export time. Reported once.`
-          : `this OpenTelemetry SDK does not call onEnding (sdk-trace-base before 2.3): loop events (tool_loop.*) and the tool_loop.verdict attribute cannot reach exported spans; callbacks, metrics and run aborts still work. Wrap the exporter with wrapExporter(exporter, processor) to apply them at export time. Reported once.`,
+      warnUser(
+        this.log,
+        `a span ended without the onEnding step (its SDK does not call onEnding, sdk-trace-base before 2.3, and the span object could not take its own end()): loop events (tool_loop.*) and tool_loop.verdict cannot reach exported spans${this.options.redactContent ? ', and redactContent removes content from the span only after it ended, which an exporting processor placed before this one may already have exported' : ''}; callbacks, metrics and run aborts still work. Wrap the exporter with wrapExporter(exporter, processor) to annotate and redact at export time. Reported once.`,
       );
     }
   }
@@ -389,6 +406,16 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       );
     }
   }
+}
+
+/**
+ * A warning users see without setting up `diag`: through `diag`, and as a Node process warning
+ * (printed to stderr unless the application handles `process.on('warning')`).
+ */
+function warnUser(log: DiagLogger, message: string): void {
+  log.warn(message);
+  if (typeof process !== 'undefined' && typeof process.emitWarning === 'function')
+    process.emitWarning(message, { type: 'ToolLoopGuardWarning', code: 'TOOL_LOOP_GUARD_NO_ON_ENDING' });
 }
 
 /**

@@ -5,17 +5,31 @@ import {
   SimpleSpanProcessor,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { traceRun, ToolLoopSpanProcessor, wrapExporter, type ToolLoopSpanProcessorOptions } from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 import { installContextManager, LOW_THRESHOLDS, recordDiag, resetOtelGlobals } from '../helpers/otel-harness.js';
 
 // SDKs before 2.3 (the Traceloop SDK's 2.0.1, Genkit's 1.25) never call onEnding: the processor is
 // handed here without one, and placed after the exporting processor, as the Traceloop SDK does.
+// There the processor gives each span its own end() to run its ending step (test/otel/ending-shim);
+// these spans are sealed first, as a span object that cannot take one: what is left is onEnd, on
+// a read-only span, and wrapExporter.
 
 beforeAll(installContextManager);
 afterAll(resetOtelGlobals);
-afterEach(() => diag.disable());
+afterEach(() => {
+  diag.disable();
+  vi.restoreAllMocks();
+});
+
+/** Seals each span as it starts, before the processor sees it. */
+const sealing: SpanProcessor = {
+  onStart: (span) => void Object.preventExtensions(span),
+  onEnd: () => undefined,
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
 
 /** The processor as an SDK without `onEnding` sees it. */
 const withoutOnEnding = (processor: ToolLoopSpanProcessor): SpanProcessor => ({
@@ -29,7 +43,7 @@ async function pipeline(wrap: boolean, options: ToolLoopSpanProcessorOptions = {
   const processor = await ToolLoopSpanProcessor.create({ config: LOW_THRESHOLDS, ...options });
   const exporter = new InMemorySpanExporter();
   const exporting = new SimpleSpanProcessor(wrap ? wrapExporter(exporter, processor) : exporter);
-  const provider = new BasicTracerProvider({ spanProcessors: [exporting, withoutOnEnding(processor)] });
+  const provider = new BasicTracerProvider({ spanProcessors: [sealing, exporting, withoutOnEnding(processor)] });
   const tracer = provider.getTracer('no-onending');
   await traceRun(tracer, { runId: 'late' }, () => {
     for (let n = 0; n < 5; n += 1) {
@@ -79,15 +93,20 @@ describe('wrapExporter', () => {
     await provider.shutdown();
   });
 
-  it('without it, says once what cannot reach the export', async () => {
+  it('without it, removes content from the ended spans and says once, also without diag, what cannot reach the export', async () => {
     const logger = recordDiag();
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     const { tools, provider } = await pipeline(false, { redactContent: true });
     expect(tools[4].events).toEqual([]);
-    const said = logger.matching('does not call onEnding');
+    for (const span of tools) expect(span.attributes[sc.ATTR_TRACELOOP_ENTITY_INPUT]).toBeUndefined();
+    const said = logger.matching('without the onEnding step');
     expect(said).toHaveLength(1);
     expect(said[0].level).toBe('warn');
     expect(said[0].text).toContain('redactContent');
     expect(said[0].text).toContain('wrapExporter');
+    expect(warnings).toHaveBeenCalledTimes(1);
+    expect(warnings.mock.calls[0][0]).toBe(said[0].text.slice(said[0].text.indexOf('a span ended')));
+    expect(warnings.mock.calls[0][1]).toMatchObject({ code: 'TOOL_LOOP_GUARD_NO_ON_ENDING' });
     await provider.shutdown();
     expect(trace.getActiveSpan()).toBeUndefined();
   });
