@@ -33,6 +33,7 @@ const CHECKED_KEYS: readonly string[] = [
   semconv.ATTR_AI_OPERATION_ID,
   semconv.ATTR_OPENINFERENCE_SPAN_KIND,
   semconv.ATTR_TRACELOOP_SPAN_KIND,
+  semconv.ATTR_LLM_REQUEST_TYPE,
   semconv.ATTR_GENKIT_SUBTYPE,
   semconv.ATTR_VOLTAGENT_OPERATION_ID,
   semconv.ATTR_GEN_AI_TOOL_NAME,
@@ -59,6 +60,7 @@ function mayBeToolSpan(span: Span): boolean {
     a[semconv.ATTR_AI_OPERATION_ID] !== undefined ||
     a[semconv.ATTR_OPENINFERENCE_SPAN_KIND] !== undefined ||
     a[semconv.ATTR_TRACELOOP_SPAN_KIND] !== undefined ||
+    a[semconv.ATTR_LLM_REQUEST_TYPE] !== undefined ||
     a[semconv.ATTR_GENKIT_SUBTYPE] !== undefined ||
     a[semconv.ATTR_VOLTAGENT_OPERATION_ID] !== undefined ||
     a[semconv.ATTR_GEN_AI_TOOL_NAME] !== undefined ||

@@ -31,9 +31,12 @@ export {
   traceloopAdapter,
   voltAgentAdapter,
   type AdapterTriggers,
+  type ChatToolCalls,
+  type RequestedToolCall,
   type RunScopeHint,
   type ToolCallEnd,
   type ToolCallStart,
+  type ToolResultMessage,
   type ToolSpanAdapter,
 } from './spans/adapters/index.js';
 export type { SpanView } from './spans/span-view.js';

@@ -163,6 +163,21 @@ export const ATTR_OPENINFERENCE_TOOL_NAME = 'tool.name';
 export const ATTR_OPENINFERENCE_INPUT_VALUE = 'input.value';
 export const ATTR_OPENINFERENCE_OUTPUT_VALUE = 'output.value';
 export const ATTR_OPENINFERENCE_SESSION_ID = 'session.id';
+/** Value of `openinference.span.kind` on model-call spans (their messages are read for tool calls). */
+export const OPENINFERENCE_SPAN_KIND_LLM = 'LLM';
+/** Prefixes of the flattened message lists of an LLM span: `llm.input_messages.<i>.message.role`, … */
+export const ATTR_OPENINFERENCE_INPUT_MESSAGES = 'llm.input_messages';
+export const ATTR_OPENINFERENCE_OUTPUT_MESSAGES = 'llm.output_messages';
+/** Keys inside one flattened message (after `llm.*_messages.<i>.`) and one tool call (after `message.tool_calls.<j>.`). */
+export const OPENINFERENCE_MESSAGE_ROLE = 'message.role';
+export const OPENINFERENCE_MESSAGE_CONTENT = 'message.content';
+export const OPENINFERENCE_MESSAGE_CONTENTS = 'message.contents';
+export const OPENINFERENCE_MESSAGE_CONTENT_TEXT = 'message_content.text';
+export const OPENINFERENCE_MESSAGE_TOOL_CALLS = 'message.tool_calls';
+export const OPENINFERENCE_MESSAGE_TOOL_CALL_ID = 'message.tool_call_id';
+export const OPENINFERENCE_TOOL_CALL_ID = 'tool_call.id';
+export const OPENINFERENCE_TOOL_CALL_FUNCTION_NAME = 'tool_call.function.name';
+export const OPENINFERENCE_TOOL_CALL_FUNCTION_ARGUMENTS = 'tool_call.function.arguments';
 
 // Traceloop / OpenLLMetry.
 export const ATTR_TRACELOOP_SPAN_KIND = 'traceloop.span.kind';
@@ -173,6 +188,17 @@ export const ATTR_TRACELOOP_ENTITY_NAME = 'traceloop.entity.name';
 export const ATTR_TRACELOOP_ENTITY_INPUT = 'traceloop.entity.input';
 /** JSON text of the return value. */
 export const ATTR_TRACELOOP_ENTITY_OUTPUT = 'traceloop.entity.output';
+/** OpenLLMetry's model-call kind (`chat`, `completion`), set at start by its LLM instrumentations before 0.25 (JS) and in Python. */
+export const ATTR_LLM_REQUEST_TYPE = 'llm.request.type';
+/** Value of `llm.request.type` on chat model calls. */
+export const LLM_REQUEST_TYPE_CHAT = 'chat';
+/**
+ * Prefixes of OpenLLMetry's flattened prompt and completion messages: `gen_ai.prompt.<i>.role`,
+ * `.content`, `.tool_call_id`, `.tool_calls.<j>.{id,name,arguments}`; `gen_ai.completion.<i>.…`
+ * likewise (and `.function_call.{name,arguments}`).
+ */
+export const ATTR_GEN_AI_PROMPT = 'gen_ai.prompt';
+export const ATTR_GEN_AI_COMPLETION = 'gen_ai.completion';
 
 // OpenClaw diagnostics-otel.
 export const OPENCLAW_SPAN_TOOL_EXECUTION = 'openclaw.tool.execution';
@@ -192,6 +218,19 @@ export const ATTR_OPENCLAW_CONTENT_TOOL_OUTPUT = 'openclaw.content.tool_output';
 export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 /** Boolean, set only `true` on the inference or agent span after a context compaction: arms the post-compaction guard. */
 export const ATTR_GEN_AI_CONVERSATION_COMPACTED = 'gen_ai.conversation.compacted';
+
+// OTel GenAI model-call spans: the tool calls a model asked for, read from its messages.
+/** Values of `gen_ai.operation.name` on model-call spans whose messages are read. */
+export const GEN_AI_OPERATION_CHAT = 'chat';
+export const GEN_AI_OPERATION_TEXT_COMPLETION = 'text_completion';
+export const GEN_AI_OPERATION_GENERATE_CONTENT = 'generate_content';
+/**
+ * JSON list of the messages sent to the model (`{role, parts}`; a tool result is a part of type
+ * `tool_call_response` with `id` and `response`). Opt-in content.
+ */
+export const ATTR_GEN_AI_INPUT_MESSAGES = 'gen_ai.input.messages';
+/** JSON list of the model's output messages (a requested call is a part of type `tool_call` with `id`, `name`, `arguments`). */
+export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
 
 // OpenLLMetry LangChain instrumentation (`@traceloop/instrumentation-langchain`).
 /** Value of `traceloop.span.kind` on its LangChain tool runs (with `gen_ai.operation.name` = `execute_tool`). */

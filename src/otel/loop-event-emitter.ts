@@ -7,7 +7,7 @@ import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
 import type { LoopVerdict } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
-import type { CallVerdict, GuardedRun, SpanStarted } from '../spans/span-guard.js';
+import type { CallVerdict, ChatSpanFinished, GuardedRun, SpanStarted } from '../spans/span-guard.js';
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
 import type { Evidence, EvidenceSpans } from './evidence-spans.js';
 import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
@@ -59,7 +59,8 @@ export class LoopEventEmitter {
   /**
    * A verdict on a tool call; `annotate` while the span is writable. A critical also gets its
    * evidence span. In shadow mode the verdict is only reported (`would_*`): helpers do not see
-   * it, so they run the call.
+   * it, so they run the call. `eventCallId`: the call id to put on the event, for a span that
+   * stands for several calls (a chat span).
    */
   verdict(
     span: Span,
@@ -69,28 +70,12 @@ export class LoopEventEmitter {
     { check }: CallVerdict,
     annotate: boolean,
     toolCallId?: string,
+    eventCallId?: string,
   ): void {
     const { verdict } = check;
     const { shadow } = this;
     const critical = verdict.level === sc.LEVEL_CRITICAL;
-    const error = check.blocked
-      ? new ToolLoopBlockedError(verdict.message, { detector: verdict.detector, count: verdict.count, toolName })
-      : undefined;
-    if (!shadow)
-      this.guarded('recording the verdict', () =>
-        recordToolLoopVerdict(span, {
-          level: verdict.level,
-          detector: verdict.detector,
-          count: verdict.count,
-          message: verdict.message,
-          emitted: check.emit,
-          error,
-        }),
-      );
-    if (annotate && !shadow)
-      this.guarded('the tool_loop.verdict attribute', () =>
-        span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, critical ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING),
-      );
+    const error = this.markVerdict(span, toolName, check, annotate);
     // What leaves the process (events, metric, callbacks) under redactContent; the verdict the
     // agent gets back keeps the name, since the agent saw the error it came from.
     const shown = this.shown(verdict, toolName);
@@ -112,6 +97,7 @@ export class LoopEventEmitter {
         agentId: scope.agentId,
       };
       const extra = verdictEventAttributes(shown, check, shadow);
+      if (eventCallId !== undefined) extra[sc.ATTR_GEN_AI_TOOL_CALL_ID] = eventCallId;
       const name = critical
         ? shadow
           ? sc.EVENT_TOOL_LOOP_WOULD_BLOCK
@@ -138,6 +124,69 @@ export class LoopEventEmitter {
       if (critical) this.evidenceSpan(span, run, 'call', fields, extra, check.window?.signatures ?? [], toolCallId);
     }
     if (error && this.options.abortOnCritical) this.abortRun(run, error);
+  }
+
+  /**
+   * The calls a chat span's model asked for, judged as it ended, and the results it sent: each
+   * verdict and abort as for a tool span, with the call's id on its event; the span's
+   * `tool_loop.verdict` is the most severe of its calls'.
+   */
+  chat(span: Span, { scope, run, completed, judged }: ChatSpanFinished, annotate: boolean): void {
+    for (const done of completed) {
+      if (done.abort) this.abort(span, scope, run, done.abort, annotate, done.toolCallId);
+      if (done.windowClosed) this.windowClosed(span, scope, done.windowClosed, annotate);
+    }
+    let critical: CallVerdict | undefined;
+    let toolName = '';
+    for (const call of judged) {
+      if (!call.verdict) continue;
+      this.verdict(span, scope, run, call.toolName, call.verdict, annotate, call.toolCallId, call.toolCallId);
+      if (call.verdict.check.verdict.level === sc.LEVEL_CRITICAL) [critical, toolName] = [call.verdict, call.toolName];
+    }
+    if (critical) this.markVerdict(span, toolName, critical.check, annotate);
+  }
+
+  /**
+   * A tool span took over a call a chat span's model asked for (see `RequestedCalls`): it
+   * carries the verdict the call got then, so a helper inside it blocks a blocked call.
+   */
+  takenOver(span: Span, toolName: string, verdict: CallVerdict): void {
+    this.markVerdict(span, toolName, verdict.check, true);
+  }
+
+  /**
+   * Records a verdict on the span for helpers and, while it is writable, its `tool_loop.verdict`
+   * (neither in shadow mode); returns the error a blocked call stands for.
+   */
+  private markVerdict(
+    span: Span,
+    toolName: string,
+    check: CallVerdict['check'],
+    annotate: boolean,
+  ): ToolLoopBlockedError | undefined {
+    const { verdict } = check;
+    const error = check.blocked
+      ? new ToolLoopBlockedError(verdict.message, { detector: verdict.detector, count: verdict.count, toolName })
+      : undefined;
+    if (this.shadow) return error;
+    this.guarded('recording the verdict', () =>
+      recordToolLoopVerdict(span, {
+        level: verdict.level,
+        detector: verdict.detector,
+        count: verdict.count,
+        message: verdict.message,
+        emitted: check.emit,
+        error,
+      }),
+    );
+    if (annotate)
+      this.guarded('the tool_loop.verdict attribute', () =>
+        span.setAttribute(
+          sc.ATTR_TOOL_LOOP_VERDICT,
+          verdict.level === sc.LEVEL_CRITICAL ? sc.VERDICT_CRITICAL : sc.VERDICT_WARNING,
+        ),
+      );
+    return error;
   }
 
   /**

@@ -10,7 +10,13 @@ import { describeToolCall } from '../engine/hashing/tool-call.js';
 import * as sc from '../semconv.js';
 import type { RunReleaseReason } from '../spans/run-registry.js';
 import { explicitRunKey, traceRunKey } from '../spans/run-scope.js';
-import { SpanGuard, type GuardedRun, type SpanStarted, type ToolSpanFinished } from '../spans/span-guard.js';
+import {
+  SpanGuard,
+  type ChatSpanFinished,
+  type GuardedRun,
+  type SpanStarted,
+  type ToolSpanFinished,
+} from '../spans/span-guard.js';
 import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js';
 import { PACKAGE_NAME } from '../version.js';
 import { ContentRedaction } from './content-redaction.js';
@@ -206,6 +212,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     // The inner span of a call already judged: the helper inside reads the call's verdict from it.
     const outerVerdict = started.sameCallAs && getToolLoopVerdict(started.sameCallAs);
     if (outerVerdict) recordToolLoopVerdict(span, outerVerdict);
+    if (started.asked?.verdict) this.emitter.takenOver(span, started.tool!.toolName, started.asked.verdict);
     if (started.recovery) this.settled(started.recovery, started.scope.agentId);
     if (started.verdict)
       this.emitter.verdict(
@@ -297,12 +304,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   private finish(span: Span | ReadableSpan, writable: ApiSpan | undefined): ToolCallSource | undefined {
     const finished = this.guard.finish(span);
-    if (!finished) {
+    if (!finished || !('tool' in finished)) {
       // Tokens are charged to a live run only: with none, the usage attributes need no reading.
       if (this.guard.liveRuns > 0) {
         const tokens = modelCallTokens(span.attributes);
         if (tokens > 0) this.guard.spend(span, tokens);
       }
+      if (finished) this.emitChat(span, writable, finished);
       return undefined;
     }
     return this.emitFinished(span, writable, finished);
@@ -336,6 +344,12 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       this.emitter.abort(target, finished.scope, finished.run, finished.abort, annotate, finished.tool.toolCallId);
     if (finished.windowClosed) this.emitter.windowClosed(target, finished.scope, finished.windowClosed, annotate);
     return finished.tool;
+  }
+
+  /** {@link finish} of a model-call (chat) span that concerns a run. */
+  private emitChat(span: Span | ReadableSpan, writable: ApiSpan | undefined, finished: ChatSpanFinished): void {
+    for (const call of finished.judged) if (call.recovery) this.settled(call.recovery, finished.scope.agentId);
+    this.emitter.chat(writable ?? (span as ApiSpan), finished, writable !== undefined);
   }
 
   /**

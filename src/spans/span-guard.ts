@@ -11,7 +11,14 @@ import { LiveSpanStates } from './live-span-states.js';
 import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
 import { explicitRunKey, passesOn, RunScopes, traceRunKey, type ContextRun, type SpanScope } from './run-scope.js';
 import { spanIdOf } from './span-view.js';
-import type { SpanReader, SpanReading, ToolCallSource } from './span-reading.js';
+import { RequestedCalls, type PendingCall } from './requested-calls.js';
+import {
+  isChatCalls,
+  type ChatCallsSource,
+  type SpanReader,
+  type SpanReading,
+  type ToolCallSource,
+} from './span-reading.js';
 
 /** A live run: its detection state, and why it was aborted once it was. */
 export interface GuardedRun {
@@ -33,6 +40,8 @@ interface RunState extends GuardedRun {
    * (a run calls a handful of tools; a map per run would cost several times as much).
    */
   unclaimed: (string | number)[] | undefined;
+  /** Calls its chat spans' models asked for (created with the first; most runs have none). */
+  requested: RequestedCalls<CallVerdict> | undefined;
 }
 
 /** How a {@link SpanGuard} is set up. */
@@ -109,6 +118,40 @@ export interface SpanStarted<S> {
    * that outer span; its verdict is the call's. (Absent `tool`: the inner span is no call of its own.)
    */
   readonly sameCallAs?: object;
+  /**
+   * The tool span is a call a chat span's model asked for, judged as that span ended (see
+   * `RequestedCalls`): not judged again; this is the verdict it got then, if any.
+   */
+  readonly asked?: { readonly verdict?: CallVerdict };
+}
+
+/** A call a model asked for, judged as its chat span ended (before the agent runs it). */
+export interface RequestedCallJudged {
+  readonly toolName: string;
+  readonly toolCallId?: string;
+  /** The verdict, when a detector matched. */
+  readonly verdict?: CallVerdict;
+  /** The recovery watch this call settled. */
+  readonly recovery?: RecoveryResolution;
+}
+
+/** A call a model asked for earlier, whose result a chat span sent. */
+export interface RequestedCallCompleted {
+  readonly toolName: string;
+  readonly toolCallId?: string;
+  /** The post-compaction guard's abort, when this outcome completed a window of identical triples. */
+  readonly abort?: GuardAbort;
+  readonly windowClosed?: GuardWindowSummary;
+}
+
+/** What the guard made of an ending model-call (chat) span that concerns a run. */
+export interface ChatSpanFinished {
+  readonly scope: SpanScope;
+  readonly run: GuardedRun;
+  /** The calls whose results it sent, recorded (before its own calls were judged). */
+  readonly completed: readonly RequestedCallCompleted[];
+  /** The calls its model asked for, judged in order (those of tools the run has tool spans of are left to them). */
+  readonly judged: readonly RequestedCallJudged[];
 }
 
 /** What the guard made of an ending tool span. */
@@ -190,6 +233,7 @@ export class SpanGuard<S extends object> {
   private readonly runs: RunRegistry<RunState>;
   /** One for every run. */
   private readonly policy: LoopPolicy;
+  private droppedReported = false;
   /** Shared by every run (absent: results are hashed as their spans end). */
   private readonly deferred: DeferredOutcomeBudget | undefined;
 
@@ -311,6 +355,13 @@ export class SpanGuard<S extends object> {
     };
     this.tools.set(span, state);
     if (inner) return { scope, run, armed, sameCallAs: parent };
+    const asked = run.requested?.claim(tool.toolName, tool.toolCallId);
+    if (asked) {
+      state.call = asked.requested.call;
+      state.vetoed = asked.vetoed;
+      this.noteJudgedAtStart(run, tool.toolName);
+      return { scope, run, armed, tool, call: state.call, asked: { verdict: asked.verdict } };
+    }
     const call = tool.callAtStart();
     if (!call) return { scope, run, armed, tool };
     state.call = call;
@@ -327,15 +378,17 @@ export class SpanGuard<S extends object> {
   /**
    * A tool span ends (while its attributes can still be read): judges a call whose arguments
    * arrived late, records the outcome unless the call was vetoed, and lets the guard observe
-   * it. Returns `undefined` for a span that is no tool call.
+   * it. A model-call (chat) span ends: see {@link finishChat}. Returns `undefined` for a span
+   * that is neither.
    */
-  finish(span: S): ToolSpanFinished<S> | undefined {
+  finish(span: S): ToolSpanFinished<S> | ChatSpanFinished | undefined {
     let state = this.tools.size > 0 ? this.tools.get(span) : undefined;
     if (!state) {
       const late = this.options.reader.matchEnd(span);
       if (!late) return undefined;
       // It keeps the scope it resolved at its start, as a span that was no tool call then.
       const scope: SpanScope = this.scopes.get(span) ?? this.scopes.traceScope(traceIdOf(span));
+      if (isChatCalls(late)) return this.finishChat(span, scope, late);
       state = { tool: late, scope, matchedAtEnd: true, vetoed: false, scopeHeld: false, handedBack: false };
     } else {
       this.tools.delete(span);
@@ -367,6 +420,8 @@ export class SpanGuard<S extends object> {
       call = tool.callAtEnd(span);
       if (state.matchedAtEnd && this.claimJudgedAtStart(run, tool.toolName))
         return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, sameCall: true };
+      const asked = run.requested?.claim(tool.toolName, tool.toolCallId);
+      if (asked) return this.completeAsked(span, scope, run, state, asked);
       const check = run.loop.judge(
         call,
         tool.toolCallId,
@@ -391,6 +446,67 @@ export class SpanGuard<S extends object> {
       windowClosed,
     };
     return recovery ? { ...finished, recovery } : finished;
+  }
+
+  /**
+   * A tool span recognised only as it ended stands for a call a chat span's model asked for: its
+   * outcome is that call's (unless the call was vetoed); it is not judged again.
+   */
+  private completeAsked(
+    span: S,
+    scope: SpanScope,
+    run: RunState,
+    state: ToolSpanState<S>,
+    asked: PendingCall<CallVerdict>,
+  ): ToolSpanFinished<S> {
+    const { call } = asked.requested;
+    const { tool } = state;
+    const { abort, windowClosed } = asked.vetoed
+      ? {}
+      : run.loop.completeObserved(call, tool.toolCallId, state.innerOutcome ?? tool.outcome(span));
+    return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, abort, windowClosed };
+  }
+
+  /**
+   * A model-call (chat) span ends (while its attributes can still be read): the results it sent
+   * complete the calls an earlier model call asked for, then each call its model asks for is
+   * judged — before the agent runs it, so a critical verdict can stop the run — and waits for
+   * its result (see {@link RequestedCalls}). Returns `undefined` for one that neither asks for
+   * calls nor answers any. `scope`: the one it resolved at its start.
+   */
+  private finishChat(span: S, started: SpanScope, chat: ChatCallsSource<S>): ChatSpanFinished | undefined {
+    const { requested, results, droppedAttributes } = chat.read(span);
+    if (droppedAttributes > 0 && !this.droppedReported) {
+      this.droppedReported = true;
+      this.options.logger.warn(
+        `a model-call span dropped ${droppedAttributes} attributes (the SDK's span attribute count limit, 128 by default): the tool calls in its messages may be missing, so loops can go undetected. Raise the limit (spanLimits.attributeCountLimit, or OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT); instrumentations that flatten every message into attributes (OpenInference, older OpenLLMetry) need several per message. Reported once.`,
+      );
+    }
+    const scope = this.settleScope(span, started);
+    const pending = this.runs.peek(scope.runKey)?.requested;
+    if (requested.length === 0 && (pending === undefined || pending.size === 0)) return undefined;
+    const now = this.options.clock();
+    const run = this.touch(scope, now);
+    const completed: RequestedCallCompleted[] = [];
+    for (const { call, result } of run.requested?.answer(results) ?? []) {
+      if (call.vetoed) continue;
+      const { toolName, toolCallId } = call.requested;
+      const observed = run.loop.completeObserved(call.requested.call, toolCallId, call.requested.outcome(result));
+      completed.push({ toolName, toolCallId, ...observed });
+    }
+    const judged: RequestedCallJudged[] = [];
+    const ref = this.options.keepCallRefs?.() ? refOf(span) : undefined;
+    for (const asked of requested) {
+      const { toolName, toolCallId } = asked;
+      if (run.requested?.hasToolSpans(toolName)) continue;
+      const check = run.loop.judge(asked.call, toolCallId, false, ref, now);
+      const verdict: CallVerdict | undefined = check.verdict
+        ? { check: check as CallVerdict['check'], phase: 'start' }
+        : undefined;
+      (run.requested ??= new RequestedCalls()).add({ requested: asked, vetoed: check.blocked, verdict });
+      judged.push({ toolName, toolCallId, verdict, recovery: check.recovery });
+    }
+    return { scope, run, completed, judged };
   }
 
   /**
@@ -521,6 +637,7 @@ export class SpanGuard<S extends object> {
         deferredOutcomes: this.deferred,
       }),
       unclaimed: undefined,
+      requested: undefined,
     };
   }
 }

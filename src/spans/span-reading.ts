@@ -6,7 +6,13 @@ import { describeToolCall } from '../engine/hashing/tool-call.js';
 import { writeTargetHash } from '../engine/hashing/write-target.js';
 import type { SimilarityEvidence, ToolCallSignature } from '../engine/types.js';
 import { ATTR_COMPACTION_RETRY, ATTR_GEN_AI_CONVERSATION_COMPACTED } from '../semconv.js';
-import type { RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapters/adapter.js';
+import type {
+  RunScopeHint,
+  ToolCallEnd,
+  ToolCallStart,
+  ToolResultMessage,
+  ToolSpanAdapter,
+} from './adapters/adapter.js';
 import { HashOnlyResultCheck } from './hash-only-result.js';
 import { parseJsonAttribute } from './json-attribute.js';
 import { ALL_ADAPTERS, inMask, SpanTriggers, type AdapterMask } from './span-triggers.js';
@@ -94,6 +100,20 @@ export function readSpanStart(
   // Most spans are none of these: answer them without allocating.
   if (!start && !hint && !compactionRetry) return NOTHING_TO_READ;
   return { adapter, start, hint, compactionRetry };
+}
+
+/** The first adapter that takes an ending span for a model-call (chat) span. */
+export function matchChatEnd(
+  adapters: readonly ToolSpanAdapter[],
+  span: SpanView,
+  only: AdapterMask = ALL_ADAPTERS,
+): ToolSpanAdapter | undefined {
+  for (let i = 0; i < adapters.length; i += 1) {
+    if (!inMask(only, i)) continue;
+    const adapter = adapters[i];
+    if (adapter.readChat !== undefined && adapter.matchChat?.(span) === true) return adapter;
+  }
+  return undefined;
 }
 
 /**
@@ -514,6 +534,94 @@ class LiveToolCall implements ToolCallSource {
   }
 }
 
+/** A tool call a model asked for, described for judging. */
+export interface RequestedCall {
+  readonly toolName: string;
+  readonly toolCallId?: string;
+  readonly call: ToolCallSignature;
+  /** The call's outcome, from a result the agent sent the model (plain text or JSON text, or a value). */
+  outcome(result: unknown): OutcomeHash;
+}
+
+/** What a model-call (chat) span says about tool calls, read as it ends. */
+export interface ChatCalls {
+  /** The calls its model asked for, in order. */
+  readonly requested: readonly RequestedCall[];
+  /** The results sent with it (those of the calls an earlier model call asked for), in order. */
+  readonly results: readonly ToolResultMessage[];
+  /**
+   * Attributes the SDK dropped from the span (its attribute count limit): some of its messages,
+   * and the calls in them, may be missing.
+   */
+  readonly droppedAttributes: number;
+}
+
+/** A model-call span, read as it ends. */
+export interface ChatCallsSource<S = SpanView> {
+  /** Tells it apart from a {@link ToolCallSource}. */
+  readonly kind: 'chat';
+  /** The adapter that recognised the span. */
+  readonly adapter?: ToolSpanAdapter;
+  read(span: S): ChatCalls;
+}
+
+/** Whether what a reader recognised at a span's end is a model-call span. */
+export function isChatCalls<S>(source: ToolCallSource<S> | ChatCallsSource<S>): source is ChatCallsSource<S> {
+  return (source as Partial<ChatCallsSource<S>>).kind === 'chat';
+}
+
+/**
+ * A live model-call span read through its adapter: each requested call described (a call the
+ * reader's memo remembers is not parsed again), each outcome hashed with the call's parsed
+ * arguments when its result arrives.
+ */
+class LiveChatCalls implements ChatCallsSource {
+  readonly kind = 'chat';
+
+  constructor(
+    private readonly digester: Digester,
+    readonly adapter: ToolSpanAdapter,
+    private readonly memos: ToolTextMemos | undefined,
+  ) {}
+
+  read(span: SpanView): ChatCalls {
+    const { requested, results } = this.adapter.readChat!(span);
+    const { digester } = this;
+    const calls: RequestedCall[] = [];
+    for (const { toolName, toolCallId, arguments: rawArguments } of requested) {
+      const described = describeToolSpanCall(
+        digester,
+        toolName,
+        undefined,
+        undefined,
+        rawArguments,
+        undefined,
+        this.memos?.calls,
+      );
+      const { call } = described;
+      let params = described.params;
+      let parsed = described.unparsed !== true;
+      calls.push({
+        toolName,
+        toolCallId,
+        call,
+        outcome: (result) => {
+          if (!parsed) [params, parsed] = [parseJsonAttribute(rawArguments), true];
+          return hashToolSpanOutcome(
+            digester,
+            toolName,
+            params,
+            { result, hasResult: result !== undefined, isError: false },
+            call.mutationTargetHash,
+          );
+        },
+      });
+    }
+    const dropped = (span as { droppedAttributesCount?: unknown }).droppedAttributesCount;
+    return { requested: calls, results, droppedAttributes: typeof dropped === 'number' ? dropped : 0 };
+  }
+}
+
 /** What the span guard needs to know of a starting span. */
 export interface SpanReading<S = SpanView> {
   readonly hint?: RunScopeHint;
@@ -529,8 +637,11 @@ export const NOTHING_READ: SpanReading<never> = Object.freeze({ compactionRetry:
 export interface SpanReader<S> {
   /** Reads a starting span ({@link NOTHING_READ} when it is none of our business). */
   readStart(span: S): SpanReading<S>;
-  /** A tool span recognised only as it ends (its identifying attributes were set after it started). */
-  matchEnd(span: S): ToolCallSource<S> | undefined;
+  /**
+   * A span no adapter recognised at start, as it ends: a tool span whose identifying attributes
+   * were set after it started, or a model-call (chat) span whose messages hold tool calls.
+   */
+  matchEnd(span: S): ToolCallSource<S> | ChatCallsSource<S> | undefined;
   /**
    * Run-scope hints of an ending tool span that was not judged at start: instrumentations that
    * set every attribute after `onStart` (OpenInference's `session.id`) settle the call's run here.
@@ -583,14 +694,17 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
     return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferral, this.memos) };
   }
 
-  matchEnd(span: SpanView): ToolCallSource | undefined {
+  matchEnd(span: SpanView): ToolCallSource | ChatCallsSource | undefined {
     return this.triggers.mayConcern(span) ? this.matchConcerned(span) : undefined;
   }
 
   /** {@link matchEnd} of a span the triggers let through (kept apart as {@link readConcerned}). */
-  private matchConcerned(span: SpanView): ToolCallSource | undefined {
-    const match = matchSpanEnd(this.adapters, span, this.triggers.adaptersFor(span));
-    return match && new LiveToolCall(this.digester, match.adapter, match.start, this.deferral, this.memos);
+  private matchConcerned(span: SpanView): ToolCallSource | ChatCallsSource | undefined {
+    const only = this.triggers.adaptersFor(span);
+    const match = matchSpanEnd(this.adapters, span, only);
+    if (match) return new LiveToolCall(this.digester, match.adapter, match.start, this.deferral, this.memos);
+    const chat = matchChatEnd(this.adapters, span, only);
+    return chat && new LiveChatCalls(this.digester, chat, this.memos);
   }
 
   hintAtEnd(span: SpanView): RunScopeHint | undefined {

@@ -18,7 +18,7 @@ export function declaresTriggers(adapter: ToolSpanAdapter): boolean {
 
 /**
  * Keys checked at their own load site each (see {@link TriggerSet.matches}); more go through a
- * loop. The default adapters' triggers and the two compaction markers are 12 keys.
+ * loop. The default adapters' triggers and the two compaction markers are 13 keys.
  */
 const SLOTS = 16;
 /**

@@ -13,7 +13,7 @@ import * as sc from '../../src/semconv.js';
 import { DEFAULT_ADAPTERS } from '../../src/spans/adapters/index.js';
 import type { RunReleaseReason } from '../../src/spans/run-registry.js';
 import { traceRunKey } from '../../src/spans/run-scope.js';
-import { SpanGuard } from '../../src/spans/span-guard.js';
+import { SpanGuard, type ToolSpanFinished } from '../../src/spans/span-guard.js';
 import { AdapterSpanReader } from '../../src/spans/span-reading.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { plainSpans, type TestSpan } from '../helpers/plain-spans.js';
@@ -37,6 +37,12 @@ function guardWith(config: ResolvedLoopDetectionConfig, maxLiveRuns = 10) {
     onRelease: (_run, reason) => released.push(reason),
   });
   return { guard, released };
+}
+
+/** What the guard made of an ending tool span (`undefined` for any other span). */
+function finishTool(guard: SpanGuard<TestSpan>, ended: TestSpan): ToolSpanFinished<TestSpan> | undefined {
+  const finished = guard.finish(ended);
+  return finished && 'tool' in finished ? finished : undefined;
 }
 
 const W2C3 = resolveLoopDetectionConfig({ enabled: true, warningThreshold: 2, criticalThreshold: 3 });
@@ -95,7 +101,7 @@ describe('SpanGuard', () => {
       expect(guard.start(tool, tool.spanContext(), undefined)?.verdict).toBeUndefined();
       tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = '{"path":"/late"}';
       tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
-      const finished = guard.finish(tool)!;
+      const finished = finishTool(guard, tool)!;
       verdicts.push(finished.verdict && `${finished.verdict.phase}:${finished.verdict.check.verdict.level}`);
     }
     expect(verdicts).toEqual([undefined, undefined, 'end:warning', 'end:critical']);
@@ -115,7 +121,7 @@ describe('SpanGuard', () => {
       const tool = readSpan();
       guard.start(tool, tool.spanContext(), root);
       tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
-      return guard.finish(tool)?.abort?.count;
+      return finishTool(guard, tool)?.abort?.count;
     });
     expect(aborts).toEqual([undefined, undefined, 3]);
   });

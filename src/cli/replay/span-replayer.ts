@@ -111,7 +111,8 @@ export class SpanReplayer {
   end(span: ReplaySpan, timeMs: number): void {
     this.time = timeMs;
     const finished = this.guard.finish(span);
-    if (finished) {
+    // Prepared spans are tool spans or none (model-call spans are not replayed).
+    if (finished && 'tool' in finished) {
       const { replay } = this.replayOf(finished.run, finished.scope, span.source);
       const known = finished.matchedAtEnd ? undefined : this.indexes.get(span);
       const index = known ?? replay.nextIndex();

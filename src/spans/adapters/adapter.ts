@@ -34,6 +34,34 @@ export interface ToolCallEnd {
   readonly isError: boolean;
 }
 
+/** A tool call a model asked for, read from its chat span's output messages. */
+export interface RequestedToolCall {
+  readonly toolName: string;
+  /** The model's id for the call (absent in conventions that record none). */
+  readonly toolCallId?: string;
+  /** Arguments: JSON text (parsed; plain text if not JSON) or an already-parsed value. */
+  readonly arguments?: unknown;
+}
+
+/** A tool result an agent sent a model, read from the chat span's input messages. */
+export interface ToolResultMessage {
+  /** The id of the call it answers (absent in conventions that record none: matched by position). */
+  readonly toolCallId?: string;
+  /** The result as sent: JSON text (parsed; plain text if not JSON) or a parsed value. */
+  readonly result: unknown;
+}
+
+/** What a chat span (one model call) says about tool calls, read as it ends. */
+export interface ChatToolCalls {
+  /** The calls the model asked for in its response (its first choice), in order. */
+  readonly requested: readonly RequestedToolCall[];
+  /**
+   * The results sent with the request: the tool messages after its last assistant message, in
+   * order (those of the calls the previous model call asked for).
+   */
+  readonly results: readonly ToolResultMessage[];
+}
+
 /** Run-scope hints a span carries: explicit ids, or "this span is a run". */
 export interface RunScopeHint {
   readonly runId?: string;
@@ -83,8 +111,23 @@ export interface ToolSpanAdapter {
   matchEnd?(span: SpanView): ToolCallStart | undefined;
   /** Reads arguments (if they arrive late) and the outcome as the span ends. */
   readEnd(span: SpanView): ToolCallEnd;
+  /**
+   * `true` for a model-call (chat) span of this convention, as it ends: an LLM-client
+   * instrumentation's span, whose output messages hold the tool calls the model asked for and
+   * whose input messages hold the results of earlier ones. Such a span is then read with
+   * {@link readChat}. Only asked about spans no adapter took for a tool span.
+   */
+  matchChat?(span: SpanView): boolean;
+  /** Reads a span {@link matchChat} recognised, as it ends. */
+  readChat?(span: SpanView): ChatToolCalls;
   /** Attributes holding raw content, removed after hashing when `redactContent` is on. */
   readonly contentAttributes?: readonly string[];
+  /**
+   * Prefixes of attributes holding raw content (flattened message lists such as
+   * `llm.input_messages.0.message.content`): every attribute that starts with one is removed
+   * with {@link contentAttributes}.
+   */
+  readonly contentAttributePrefixes?: readonly string[];
   /** Run-scope hints on any span (not only tool spans). */
   scopeHint?(span: SpanView): RunScopeHint | undefined;
   /**

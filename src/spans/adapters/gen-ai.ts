@@ -1,17 +1,23 @@
 import {
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_TOOL_LOOP_RUN_ID,
+  GEN_AI_OPERATION_CHAT,
+  GEN_AI_OPERATION_GENERATE_CONTENT,
   GEN_AI_OPERATION_INVOKE_AGENT,
+  GEN_AI_OPERATION_TEXT_COMPLETION,
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringValue, toolCallStartOf } from './attribute-values.js';
+import { readGenAiChat } from './gen-ai-chat.js';
 
 function match(span: SpanView): ToolCallStart | undefined {
   const toolName = stringValue(span.attributes[ATTR_GEN_AI_TOOL_NAME]);
@@ -41,10 +47,20 @@ function match(span: SpanView): ToolCallStart | undefined {
  * opened (and released at its end) only by an `invoke_agent` span carrying its id: a model or
  * tool call carrying it joins the run, so a loop whose calls are each a trace of their own keeps
  * one history.
+ *
+ * Model-call spans (`gen_ai.operation.name` = `chat`, `text_completion` or `generate_content`)
+ * are read as they end for the tool calls in their messages (see {@link readGenAiChat}): what an
+ * agent instrumented only at its LLM client (OpenLLMetry's JS instrumentations from 0.25, AI SDK
+ * v7's `@ai-sdk/otel`) shows of its calls. `redactContent` removes both message lists.
  */
 export const genAiAdapter: ToolSpanAdapter = {
   name: 'gen-ai',
-  contentAttributes: [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT],
+  contentAttributes: [
+    ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+    ATTR_GEN_AI_TOOL_CALL_RESULT,
+    ATTR_GEN_AI_INPUT_MESSAGES,
+    ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ],
   triggers: {
     attributes: [
       ATTR_GEN_AI_TOOL_NAME,
@@ -56,6 +72,15 @@ export const genAiAdapter: ToolSpanAdapter = {
   },
   matchStart: match,
   matchEnd: match,
+  matchChat(span) {
+    const operation = span.attributes[ATTR_GEN_AI_OPERATION_NAME];
+    return (
+      operation === GEN_AI_OPERATION_CHAT ||
+      operation === GEN_AI_OPERATION_TEXT_COMPLETION ||
+      operation === GEN_AI_OPERATION_GENERATE_CONTENT
+    );
+  },
+  readChat: readGenAiChat,
   readEnd(span) {
     // `gen_ai.tool.call.arguments` is opt-in content: without it, calls cannot be told apart.
     return readToolCallEnd(

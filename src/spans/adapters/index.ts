@@ -8,7 +8,16 @@ import { openLlmetryLangChainAdapter } from './openllmetry-langchain.js';
 import { traceloopAdapter } from './traceloop.js';
 import { voltAgentAdapter } from './voltagent.js';
 
-export type { AdapterTriggers, RunScopeHint, ToolCallEnd, ToolCallStart, ToolSpanAdapter } from './adapter.js';
+export type {
+  AdapterTriggers,
+  ChatToolCalls,
+  RequestedToolCall,
+  RunScopeHint,
+  ToolCallEnd,
+  ToolCallStart,
+  ToolResultMessage,
+  ToolSpanAdapter,
+} from './adapter.js';
 export { aiSdkAdapter } from './ai-sdk.js';
 export { genAiAdapter } from './gen-ai.js';
 export { genkitAdapter } from './genkit.js';

@@ -1,9 +1,12 @@
 import {
+  ATTR_OPENINFERENCE_INPUT_MESSAGES,
   ATTR_OPENINFERENCE_INPUT_VALUE,
+  ATTR_OPENINFERENCE_OUTPUT_MESSAGES,
   ATTR_OPENINFERENCE_OUTPUT_VALUE,
   ATTR_OPENINFERENCE_SESSION_ID,
   ATTR_OPENINFERENCE_SPAN_KIND,
   ATTR_OPENINFERENCE_TOOL_NAME,
+  OPENINFERENCE_SPAN_KIND_LLM,
   OPENINFERENCE_SPAN_KIND_TOOL,
 } from '../../semconv.js';
 import { parseJsonAttribute } from '../json-attribute.js';
@@ -11,11 +14,16 @@ import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringValue } from './attribute-values.js';
 import { serialisedMessageKwargs } from './langchain-message.js';
+import { readOpenInferenceChat } from './openinference-chat.js';
 import { isRecord } from '../../util/is-record.js';
 
-function isToolSpan(span: SpanView): boolean {
+function isKind(span: SpanView, wanted: string): boolean {
   const kind = span.attributes[ATTR_OPENINFERENCE_SPAN_KIND];
-  return typeof kind === 'string' && kind.toUpperCase() === OPENINFERENCE_SPAN_KIND_TOOL;
+  return typeof kind === 'string' && kind.toUpperCase() === wanted;
+}
+
+function isToolSpan(span: SpanView): boolean {
+  return isKind(span, OPENINFERENCE_SPAN_KIND_TOOL);
 }
 
 function match(span: SpanView): ToolCallStart | undefined {
@@ -50,13 +58,21 @@ function unwrapOutput(value: unknown): unknown {
  * there at start the call is judged at start. Spans whose kind arrives only at end are matched
  * at end. Run scope: `session.id` (OpenInference's `setSession` context attribute) on
  * OpenInference spans; otherwise the trace.
+ *
+ * `LLM` spans (the client instrumentations, such as `@arizeai/openinference-instrumentation-openai`)
+ * are read as they end for the tool calls in their flattened messages (see
+ * {@link readOpenInferenceChat}). `redactContent` removes every
+ * `llm.input_messages.*` / `llm.output_messages.*` attribute too.
  */
 export const openInferenceAdapter: ToolSpanAdapter = {
   name: 'openinference',
   contentAttributes: [ATTR_OPENINFERENCE_INPUT_VALUE, ATTR_OPENINFERENCE_OUTPUT_VALUE],
+  contentAttributePrefixes: [`${ATTR_OPENINFERENCE_INPUT_MESSAGES}.`, `${ATTR_OPENINFERENCE_OUTPUT_MESSAGES}.`],
   triggers: { attributes: [ATTR_OPENINFERENCE_SPAN_KIND] },
   matchStart: match,
   matchEnd: match,
+  matchChat: (span) => isKind(span, OPENINFERENCE_SPAN_KIND_LLM),
+  readChat: readOpenInferenceChat,
   readEnd(span) {
     const end = readToolCallEnd(
       span,
