@@ -5,6 +5,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
   type ReadableSpan,
+  type SpanLimits,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -51,16 +52,20 @@ export async function createGuard(
 
 /**
  * A provider with the guard first, a lifecycle recorder, and an in-memory exporter last (the
- * order the docs prescribe: the guard before any exporting processor).
+ * order the docs prescribe: the guard before any exporting processor). `spanLimits`: the
+ * provider's (default the SDK's).
  */
-export async function guardHarness(options: ToolLoopSpanProcessorOptions = {}): Promise<GuardHarness> {
+export async function guardHarness(
+  options: ToolLoopSpanProcessorOptions = {},
+  spanLimits?: SpanLimits,
+): Promise<GuardHarness> {
   const events: LoopEvent[] = [];
   const aborts: LoopAbortEvent[] = [];
   const processor = await createGuard(events, aborts, options);
   const exporter = new InMemorySpanExporter();
   const recorder = new SpanRecorder();
   const spanProcessors: SpanProcessor[] = [processor, recorder, new SimpleSpanProcessor(exporter)];
-  const provider = new BasicTracerProvider({ spanProcessors });
+  const provider = new BasicTracerProvider({ spanProcessors, spanLimits });
   return { processor, provider, exporter, recorder, events, aborts, exported: () => exporter.getFinishedSpans() };
 }
 
