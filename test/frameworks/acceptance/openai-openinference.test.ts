@@ -13,7 +13,7 @@ describe('openai 6.49 + @arizeai/openinference-instrumentation-openai 4.2.7 (LLM
     const keep = (...args: unknown[]) => warnings.push(args.map(String).join(' '));
     diag.setLogger({ error: keep, warn: keep, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
     try {
-      const result = await run('loop', {});
+      const result = await run('loop', { spanLimits: {} });
       expect(result.body.executions).toBe(30);
       expect(result.harness.events.filter((event) => event.level === 'critical')).toEqual([]);
       const dropped = result.harness.exported().filter((span) => span.droppedAttributesCount > 0);

@@ -47,12 +47,21 @@ export function openAiTestFile(name: OpenAiInstrumentationName): OpenAiTestFile 
   return { useProvider, client: () => scriptedClient(server.baseURL) };
 }
 
+/** Runs one call the model asked for (`run` executes the tool); what it returns is sent back (as JSON unless a string). */
+export type CallRunner = (call: { name: string; args: LookupArgs; callId: string }, run: () => string) => unknown;
+
 /**
  * The agent loop people write around a bare LLM client: ask the model, run the tool calls it
  * asks for, send their results back, until it answers. It checks the run's signal after each
- * model call, before running the calls that model call asked for.
+ * model call, before running the calls that model call asked for. `runCall`: how a call is run
+ * (default: the tool, directly).
  */
-export async function openAiAgent(client: OpenAI, body: ToolBody, signal: AbortSignal): Promise<void> {
+export async function openAiAgent(
+  client: OpenAI,
+  body: ToolBody,
+  signal: AbortSignal,
+  runCall: CallRunner = (_call, run) => run(),
+): Promise<void> {
   // The client adds an abort listener to the signal per request: a run makes CALLS + 1 requests.
   setMaxListeners(CALLS + 2, signal);
   const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Where is order 42?' }];
@@ -68,8 +77,9 @@ export async function openAiAgent(client: OpenAI, body: ToolBody, signal: AbortS
     messages.push(message);
     for (const call of calls) {
       if (call.type !== 'function') continue;
-      const content = body.run(JSON.parse(call.function.arguments) as LookupArgs);
-      messages.push({ role: 'tool', tool_call_id: call.id, content });
+      const args = JSON.parse(call.function.arguments) as LookupArgs;
+      const result = await runCall({ name: call.function.name, args, callId: call.id }, () => body.run(args));
+      messages.push({ role: 'tool', tool_call_id: call.id, content: typeof result === 'string' ? result : JSON.stringify(result) });
     }
   }
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ReadableSpan, SpanLimits } from '@opentelemetry/sdk-trace-base';
-import { traceRun } from 'tool-loop-guard';
+import { traceRun, traceToolCall } from 'tool-loop-guard';
 import { afterEach } from 'vitest';
 import { settle, type VariantRun } from './acceptance.js';
 import { guardHarness, type GuardHarness } from './guard.js';
-import { openAiAgent, openAiTestFile } from './openai-agent.js';
+import { openAiAgent, openAiTestFile, type CallRunner } from './openai-agent.js';
 import type { OpenAiInstrumentationName } from './openai-instrumentations.js';
 import { ToolBody, type Variant } from './scenario.js';
 
@@ -22,22 +22,33 @@ const CHAT_SPAN: Record<OpenAiInstrumentationName, (span: ReadableSpan) => boole
   'openllmetry-0.22': (span) => span.attributes['llm.request.type'] === 'chat',
 };
 
+/** A tool span of the calls (`traceToolCall` with the model's call id) besides the chat spans. */
+const isToolSpan = (span: ReadableSpan): boolean => span.attributes['gen_ai.operation.name'] === 'execute_tool';
+
+/** How a run of {@link openAiRuns} differs from the recipe's. */
+export interface OpenAiRunOptions {
+  /** The provider's span limits (default: {@link FLATTENED_MESSAGES_LIMITS} for the flattening instrumentations). */
+  readonly spanLimits?: SpanLimits;
+  /** Run each call inside `traceToolCall` with the model's call id: the calls have tool spans too. */
+  readonly toolSpans?: boolean;
+}
+
 /**
  * The hand-written `openai` loop of a test file under one LLM-client instrumentation, against the
  * scripted server (started and stopped with the file). Each run: the guard first on a fresh
- * provider (`abortOnCritical`; `spanLimits` default: {@link FLATTENED_MESSAGES_LIMITS} for the
- * flattening instrumentations), the loop inside `traceRun`, checking `processor.runSignal(runId)`
- * after each model call.
+ * provider (`abortOnCritical`), the loop inside `traceRun`, checking `processor.runSignal(runId)`
+ * after each model call. The call spans are the chat spans, or with `toolSpans` the tool spans.
  */
 export function openAiRuns(
   name: OpenAiInstrumentationName,
-): (variant: Variant, spanLimits?: SpanLimits) => Promise<VariantRun> {
+): (variant: Variant, options?: OpenAiRunOptions) => Promise<VariantRun> {
   const file = openAiTestFile(name);
   const harnesses: GuardHarness[] = [];
   afterEach(async () => {
     await Promise.all(harnesses.splice(0).map((harness) => harness.provider.shutdown()));
   });
-  return async (variant, spanLimits = name === 'openllmetry' ? undefined : FLATTENED_MESSAGES_LIMITS) => {
+  return async (variant, options = {}) => {
+    const { spanLimits = name === 'openllmetry' ? undefined : FLATTENED_MESSAGES_LIMITS, toolSpans = false } = options;
     const harness = await guardHarness({}, spanLimits);
     harnesses.push(harness);
     file.useProvider(harness.provider);
@@ -45,9 +56,11 @@ export function openAiRuns(
     const runId = randomUUID();
     const signal = harness.processor.runSignal(runId);
     const client = file.client();
-    const outcome = await settle(() =>
-      traceRun(harness.provider.getTracer('agent'), { runId }, () => openAiAgent(client, body, signal)),
-    );
-    return { harness, body, outcome, isCallSpan: CHAT_SPAN[name] };
+    const tracer = harness.provider.getTracer('agent');
+    const runCall: CallRunner | undefined = toolSpans
+      ? ({ name: tool, args, callId }, run) => traceToolCall(tracer, { name: tool, args, callId }, run)
+      : undefined;
+    const outcome = await settle(() => traceRun(tracer, { runId }, () => openAiAgent(client, body, signal, runCall)));
+    return { harness, body, outcome, isCallSpan: toolSpans ? isToolSpan : CHAT_SPAN[name] };
   };
 }
