@@ -44,7 +44,7 @@ export interface Calibration {
 
 type ThresholdKey = keyof ToolThresholds;
 
-/** A critical threshold, its warning step, the evidence they are measured on, and their floors. */
+/** A critical threshold, its warning step, the evidence they are measured on, and its floor. */
 interface ThresholdRule {
   readonly critical: ThresholdKey;
   readonly warning: ThresholdKey;
@@ -52,8 +52,6 @@ interface ThresholdRule {
   readonly kinds: readonly PeakKind[];
   /** OpenClaw's count for the same evidence. */
   readonly floor: number;
-  /** The least a warning can be. */
-  readonly leastWarning: number;
   /** Why the floor is what it is (for the evidence lines). */
   readonly floorReason: string;
 }
@@ -71,7 +69,6 @@ export const THRESHOLD_RULES: readonly ThresholdRule[] = [
     warning: 'warningThreshold',
     kinds: ['repeat', 'alternation', 'poll'],
     floor: 10,
-    leastWarning: 1,
     floorReason: 'OpenClaw warns at 10',
   },
   {
@@ -79,7 +76,6 @@ export const THRESHOLD_RULES: readonly ThresholdRule[] = [
     warning: 'similarOutcomeWarningThreshold',
     kinds: ['failure'],
     floor: 10,
-    leastWarning: 1,
     floorReason: 'as exact repeats: OpenClaw blocks the same exec failure across arguments at its generic critical',
   },
   {
@@ -87,7 +83,6 @@ export const THRESHOLD_RULES: readonly ThresholdRule[] = [
     warning: 'unknownToolWarningThreshold',
     kinds: ['unknownTool'],
     floor: 10,
-    leastWarning: 1,
     floorReason: "OpenClaw's unknown-tool threshold",
   },
   {
@@ -95,7 +90,6 @@ export const THRESHOLD_RULES: readonly ThresholdRule[] = [
     warning: 'typedErrorWarningThreshold',
     kinds: ['typedError'],
     floor: 5,
-    leastWarning: 1,
     floorReason: "OpenClaw's typed-error identity",
   },
 ];
@@ -160,39 +154,31 @@ export function calibrate(runs: readonly RunPeaks[], options: CalibrationOptions
   const block: LoopDetectionConfig = { ...SETTINGS };
   const byTool: Record<string, ToolThresholds> = Object.create(null) as Record<string, ToolThresholds>;
 
-  const choose = (rule: ThresholdRule, critical: PeakEvidence | undefined, warning: PeakEvidence | undefined) => {
-    const floor = floors ? rule.floor : rule.leastWarning + 1;
-    const fromPeak = (critical?.count ?? 0) + 1 + margin;
+  const choose = (rule: ThresholdRule, peak: PeakEvidence | undefined) => {
+    // Without floors the least a critical can be is 2, which leaves a warning at 1.
+    const floor = floors ? rule.floor : 2;
+    const fromPeak = (peak?.count ?? 0) + 1 + margin;
     const criticalValue = Math.max(floor, fromPeak);
     // The ladder's step is the margin: the note comes `margin` repeats before the block, unless a
     // calibration run came closer (then just above it).
-    const step = Math.max(rule.leastWarning, criticalValue - margin);
-    const warningValue = Math.min(criticalValue - 1, Math.max(step, (warning?.count ?? 0) + 1));
+    const step = Math.max(1, criticalValue - margin);
+    const warningValue = Math.min(criticalValue - 1, Math.max(step, (peak?.count ?? 0) + 1));
+    const evidence = peak ? { peak } : {};
     return {
-      critical: {
-        value: criticalValue,
-        ...(critical ? { peak: critical } : {}),
-        ...(fromPeak < floor ? { floor } : {}),
-      },
-      warning: {
-        value: warningValue,
-        ...(warning ? { peak: warning } : {}),
-        ...((warning?.count ?? 0) + 1 < step ? { floor: step } : {}),
-      },
+      critical: { value: criticalValue, ...evidence, ...(fromPeak < floor ? { floor } : {}) },
+      warning: { value: warningValue, ...evidence, ...((peak?.count ?? 0) + 1 < step ? { floor: step } : {}) },
     };
   };
 
   for (const rule of THRESHOLD_RULES) {
-    const criticalPeaks = toolPeaks(runs, rule.kinds);
-    const warningPeaks = criticalPeaks;
-    const own = options.perTool === false ? new Set<string>() : outstandingTools(criticalPeaks, margin);
-    const shared = (peaks: Map<string, PeakEvidence>) => highest([...peaks.values()].filter((p) => !own.has(p.tool)));
-    const global = choose(rule, shared(criticalPeaks), shared(warningPeaks));
+    const peaks = toolPeaks(runs, rule.kinds);
+    const own = options.perTool === false ? new Set<string>() : outstandingTools(peaks, margin);
+    const global = choose(rule, highest([...peaks.values()].filter((peak) => !own.has(peak.tool))));
     block[rule.critical] = global.critical.value;
     block[rule.warning] = global.warning.value;
     choices.push({ key: rule.critical, ...global.critical }, { key: rule.warning, ...global.warning });
     for (const tool of [...own].sort()) {
-      const mine = choose(rule, criticalPeaks.get(tool), warningPeaks.get(tool));
+      const mine = choose(rule, peaks.get(tool));
       if (mine.critical.value === global.critical.value && mine.warning.value === global.warning.value) continue;
       byTool[tool] = { ...byTool[tool], [rule.critical]: mine.critical.value, [rule.warning]: mine.warning.value };
       choices.push({ key: rule.critical, tool, ...mine.critical }, { key: rule.warning, tool, ...mine.warning });
