@@ -13,7 +13,9 @@ import type { ToolLoopSpanProcessor } from './processor.js';
  * (`tool_loop.*`) and the `tool_loop.verdict` attribute and applies `redactContent` to the
  * spans it exports. It waits for the end of the current `onEnd` round before exporting, so a
  * processor placed after the exporting one has judged the span by then. On SDKs with
- * `onEnding` it exports the spans as they are.
+ * `onEnding` it exports the spans as they are. An exporter that throws from `export` is reported
+ * through `diag`, and its result callback gets `FAILED`: the processor in front of it goes on,
+ * and settles its exports and `forceFlush` as it would without the wrapper.
  *
  * ```ts
  * initialize({ exporter: wrapExporter(exporter, processor), processor });
@@ -32,9 +34,31 @@ export function wrapExporter(exporter: SpanExporter, processor: ToolLoopSpanProc
   };
   return {
     export(spans, resultCallback) {
-      queueMicrotask(() => exporter.export(spans.map(exportedView), resultCallback));
+      // Called once, whatever the exporter does: a processor waits on it (forceFlush, shutdown).
+      let reported = false;
+      const done: ExportCallback = (result) => {
+        if (reported) return;
+        reported = true;
+        resultCallback(result);
+      };
+      queueMicrotask(() => {
+        try {
+          exporter.export(spans.map(exportedView), done);
+        } catch (error) {
+          log.error(
+            `the wrapped exporter's export threw; the spans are reported as not exported: ${describeError(error)}`,
+          );
+          done({ code: EXPORT_FAILED, error: error instanceof Error ? error : new Error(describeError(error)) });
+        }
+      });
     },
-    shutdown: () => exporter.shutdown(),
-    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+    // Async, so that an exporter that throws rejects as it would unwrapped, never throws.
+    shutdown: async () => exporter.shutdown(),
+    forceFlush: async () => exporter.forceFlush?.(),
   };
 }
+
+type ExportCallback = Parameters<SpanExporter['export']>[1];
+
+/** `ExportResultCode.FAILED` of `@opentelemetry/core` (not a dependency of ours). */
+const EXPORT_FAILED = 1;

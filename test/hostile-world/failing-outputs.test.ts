@@ -1,0 +1,67 @@
+/**
+ * Every output of the processor is isolated from every other and from the host: an exporter
+ * behind `wrapExporter` that throws, a callback whose promise rejects, a tracer provider that
+ * cannot hand out a tracer. None of them ends the process, hangs a flush, or switches detection
+ * off. The crash cases run in a process of their own against the built package, as a host would.
+ */
+import { describe, expect, it } from 'vitest';
+import { runWithBuiltPackage } from './built-package.js';
+import { SMALL } from './harness.js';
+
+/** Script lines: a diag logger recording error lines, and `loop(tracer, runId, n)` of identical read calls. */
+const PRELUDE = `
+const api = await import('@opentelemetry/api');
+const { BasicTracerProvider, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+const errors = [];
+api.diag.setLogger(
+  { error: (...a) => errors.push(a.join(' ')), warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} },
+  api.DiagLogLevel.ERROR,
+);
+const SMALL = ${JSON.stringify(SMALL)};
+function loop(tracer, runId, n, after = () => {}) {
+  const root = tracer.startSpan('agent run', { attributes: { 'tool_loop.run_id': runId } });
+  const parent = api.trace.setSpan(api.ROOT_CONTEXT, root);
+  for (let i = 0; i < n; i += 1) {
+    const span = tracer.startSpan('execute_tool read', { attributes: {
+      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read', 'gen_ai.tool.call.arguments': '{"path":"/a"}',
+    } }, parent);
+    span.setAttribute('gen_ai.tool.call.result', '"same"');
+    span.end();
+  }
+  after(parent);
+  root.end();
+}
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+`;
+
+describe('an exporter whose export() throws, wrapped with wrapExporter', () => {
+  it('neither ends the process nor hangs a flush: it fails as it would unwrapped, and detection goes on', () => {
+    const run = runWithBuiltPackage(`${PRELUDE}
+async function outcome(promise) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve('pending after 5 s'), 5000)));
+  const settled = promise.then(() => 'resolved', (error) => 'rejected: ' + error.message);
+  const first = await Promise.race([settled, late]);
+  clearTimeout(timer);
+  return first;
+}
+const exporter = { export() { throw new Error('exporter exploded'); }, shutdown: async () => {} };
+async function pipeline(wrap) {
+  const levels = [];
+  const processor = await pkg.ToolLoopSpanProcessor.create({ config: SMALL, onLoopEvent: (e) => levels.push(e.level) });
+  const exporting = new SimpleSpanProcessor(wrap ? pkg.wrapExporter(exporter, processor) : exporter);
+  const provider = new BasicTracerProvider({ spanProcessors: [processor, exporting] });
+  loop(provider.getTracer('t'), 'run-1', 4);
+  const first = await outcome(exporting.forceFlush());
+  return { levels, first, then: await outcome(exporting.forceFlush()) };
+}
+const unwrapped = await pipeline(false);
+const wrapped = await pipeline(true);
+console.log(JSON.stringify({ unwrapped, wrapped, logged: errors.some((line) => line.includes('exporter exploded')) }));
+`);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const pipeline = { levels: ['warning', 'critical'], first: 'rejected: exporter exploded', then: 'resolved' };
+    expect(JSON.parse(run.stdout)).toEqual({ unwrapped: pipeline, wrapped: pipeline, logged: true });
+  });
+});
