@@ -361,7 +361,12 @@ export class LoopEventEmitter {
       return;
     }
     try {
-      callback(built);
+      const returned: unknown = callback(built);
+      // An async callback: its rejection is this callback's failure, never an unhandled one.
+      if (isThenable(returned))
+        returned.then(undefined, (error: unknown) =>
+          this.log.error(`${key} callback rejected: ${describeError(error)}`),
+        );
     } catch (error) {
       this.log.error(`${key} callback threw: ${describeError(error)}`);
     }
@@ -378,6 +383,15 @@ export class LoopEventEmitter {
       this.log.error(`${what} failed: ${describeError(error)}`);
     }
   }
+}
+
+/** Whether a callback returned a promise (or any thenable); reading `then` may throw, which the caller catches. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** The span and agent a callback event refers to. */

@@ -20,9 +20,16 @@ export interface ToolLoopSpanProcessorOptions {
   config?: ToolLoopGuardConfig;
   /** Path of a JSON5 config file, used when `config` is absent. Env: `TOOL_LOOP_GUARD_CONFIG`. */
   configFile?: string;
-  /** Called synchronously for every emitted warning and every critical. Exceptions are caught and logged. */
+  /**
+   * Called synchronously for every emitted warning and every critical. An exception, or the
+   * rejection of the promise an async callback returns, is caught and logged through `diag`;
+   * the span is not held while the promise is pending.
+   */
   onLoopEvent?: (event: LoopEvent) => void;
-  /** Called synchronously when the post-compaction guard aborts a run. Exceptions are caught and logged. */
+  /**
+   * Called synchronously when the post-compaction guard aborts a run. An exception or a
+   * rejection is caught and logged, as for `onLoopEvent`.
+   */
   onAbort?: (event: LoopAbortEvent) => void;
   /**
    * Also abort the run's signal on a critical verdict (for spans that cannot be blocked

@@ -65,3 +65,48 @@ console.log(JSON.stringify({ unwrapped, wrapped, logged: errors.some((line) => l
     expect(JSON.parse(run.stdout)).toEqual({ unwrapped: pipeline, wrapped: pipeline, logged: true });
   });
 });
+
+describe('async onLoopEvent and onAbort callbacks whose promise rejects', () => {
+  it('are reported through diag; the process lives on, and blocks and aborts still happen', () => {
+    const run = runWithBuiltPackage(`${PRELUDE}
+const levels = [];
+const processor = await pkg.ToolLoopSpanProcessor.create({
+  config: { tools: { loopDetection: { ...SMALL.tools.loopDetection, postCompactionGuard: { windowSize: 2 } } } },
+  abortOnCritical: true,
+  onLoopEvent: async (e) => { levels.push(e.level); throw new Error('onLoopEvent rejected ' + e.level); },
+  onAbort: async () => { await settle(); throw new Error('onAbort rejected late'); },
+});
+const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+const tracer = provider.getTracer('t');
+const blocked = processor.runSignal('blocked');
+loop(tracer, 'blocked', 4);
+const aborted = processor.runSignal('aborted');
+loop(tracer, 'aborted', 0, (parent) => {
+  tracer.startSpan('compaction', { attributes: { 'compaction.retry': true } }, parent).end();
+  for (let i = 0; i < 2; i += 1) {
+    const span = tracer.startSpan('execute_tool read', { attributes: {
+      'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read', 'gen_ai.tool.call.arguments': '{"path":"/b"}',
+    } }, parent);
+    span.setAttribute('gen_ai.tool.call.result', '"same"');
+    span.end();
+  }
+});
+await settle();
+await settle();
+console.log(JSON.stringify({
+  levels,
+  blocked: blocked.reason?.name,
+  aborted: aborted.reason?.code,
+  rejections: errors.filter((line) => line.includes('callback rejected')).map((line) => line.split(':')[0].replace('tool-loop-guard ', '')),
+}));
+`);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      levels: ['warning', 'critical'],
+      blocked: 'ToolLoopBlockedError',
+      aborted: 'compaction_loop_persisted',
+      rejections: ['onLoopEvent callback rejected', 'onLoopEvent callback rejected', 'onAbort callback rejected'],
+    });
+  });
+});
