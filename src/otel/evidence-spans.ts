@@ -7,6 +7,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type DiagLogger,
   type Link,
   type Span,
   type Tracer,
@@ -15,6 +16,7 @@ import {
 import type { CallRef } from '../engine/evidence/call-refs.js';
 import * as sc from '../semconv.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+import { describeError } from './loop-event-emitter.js';
 
 /** Set in the context an evidence span starts in: every tool-loop-guard processor leaves that span alone. */
 const EVIDENCE_SPAN = createContextKey('tool-loop-guard evidence span');
@@ -53,11 +55,14 @@ export interface Evidence {
 export class EvidenceSpans {
   /** The provider that hands out no-op tracers, to tell an unregistered global apart. */
   private readonly noop = new ProxyTracerProvider().getDelegate();
-  private cached: { readonly provider: TracerProvider; readonly tracer: Tracer } | undefined = undefined;
+  /** The provider last asked, and its tracer (`undefined`: it could not hand one out). */
+  private cached: { readonly provider: TracerProvider; readonly tracer: Tracer | undefined } | undefined = undefined;
+  private failureReported = false;
 
   constructor(
     private readonly enabled: boolean,
     private readonly provider: TracerProvider | (() => TracerProvider | undefined) | undefined,
+    private readonly log: DiagLogger,
   ) {}
 
   /** Whether an evidence span could be created now (so calls keep their span references). */
@@ -108,17 +113,35 @@ export class EvidenceSpans {
     let provider = given ?? trace.getTracerProvider();
     if (provider instanceof ProxyTracerProvider) provider = provider.getDelegate();
     if (provider === this.noop || typeof provider?.getTracer !== 'function') return undefined;
-    if (this.cached?.provider !== provider)
-      this.cached = { provider, tracer: provider.getTracer(PACKAGE_NAME, PACKAGE_VERSION) };
+    if (this.cached?.provider !== provider) this.cached = { provider, tracer: this.tracerOf(provider) };
     return this.cached.tracer;
+  }
+
+  /** A provider's tracer; one that cannot hand one out means no evidence spans from it (detection goes on). */
+  private tracerOf(provider: TracerProvider): Tracer | undefined {
+    try {
+      return provider.getTracer(PACKAGE_NAME, PACKAGE_VERSION);
+    } catch (error) {
+      this.reportFailure(`the tracer provider's getTracer threw`, error);
+      return undefined;
+    }
   }
 
   /** The user's provider function, asked; one that throws counts as no provider (detection goes on). */
   private askProvider(ask: () => TracerProvider | undefined): TracerProvider | undefined {
     try {
       return ask();
-    } catch {
+    } catch (error) {
+      this.reportFailure('the tracerProvider function threw', error);
       return undefined;
     }
+  }
+
+  private reportFailure(what: string, error: unknown): void {
+    if (this.failureReported) return;
+    this.failureReported = true;
+    this.log.warn(
+      `${what}, so there are no evidence spans from it; detection is unaffected. Reported once: ${describeError(error)}`,
+    );
   }
 }

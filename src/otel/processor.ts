@@ -94,7 +94,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.log = log;
     this.signals = new RunSignals(options.maxLiveRuns);
     this.checks = new PipelineChecks(log);
-    const evidence = new EvidenceSpans(options.evidenceSpans, options.tracerProvider);
+    const evidence = new EvidenceSpans(options.evidenceSpans, options.tracerProvider, log);
     this.emitter = new LoopEventEmitter(
       options,
       counters,

@@ -4,9 +4,17 @@
  * cannot hand out a tracer. None of them ends the process, hangs a flush, or switches detection
  * off. The crash cases run in a process of their own against the built package, as a host would.
  */
-import { describe, expect, it } from 'vitest';
+import type { TracerProvider } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runWithBuiltPackage } from './built-package.js';
-import { SMALL } from './harness.js';
+import { createWorld, repeatRead, resetGlobals, runRoot, SMALL, type World } from './harness.js';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.shutdown();
+  world = undefined;
+  resetGlobals();
+});
 
 /** Script lines: a diag logger recording error lines, and `loop(tracer, runId, n)` of identical read calls. */
 const PRELUDE = `
@@ -108,5 +116,27 @@ console.log(JSON.stringify({
       aborted: 'compaction_loop_persisted',
       rejections: ['onLoopEvent callback rejected', 'onLoopEvent callback rejected', 'onAbort callback rejected'],
     });
+  });
+});
+
+describe('a tracer provider that cannot hand out a tracer', () => {
+  const throwing: TracerProvider = {
+    getTracer: () => {
+      throw new Error('no tracer');
+    },
+  };
+
+  it.each([
+    ['whose getTracer throws', throwing],
+    ['a function that throws', () => throwing.getTracer('x') as unknown as TracerProvider],
+  ] as const)('%s: calls are still warned and blocked; one diag warning, no failed hook', async (_name, provider) => {
+    world = await createWorld({ config: SMALL, tracerProvider: provider });
+    const root = runRoot(world.tracer, 'run-1');
+    const verdicts = repeatRead(world.tracer, root, 4);
+    root.end();
+    expect(verdicts).toEqual([undefined, undefined, 'warning', 'critical']);
+    expect(world.loopEvents.map((event) => event.level)).toEqual(['warning', 'critical']);
+    expect(world.diagLines.filter((line) => line.includes('no tracer'))).toHaveLength(1);
+    expect(world.diagLines.filter((line) => /\bon(Start|Ending|End) failed/.test(line))).toEqual([]);
   });
 });
