@@ -90,6 +90,8 @@ export async function traceToolCall<A, R>(
  * Otherwise the members run one after the other, in order, each in its own span as
  * {@link traceToolCall} runs one. Resolves to the results in the members' order; rejects only for
  * invalid options, a member whose `onBlocked` is `'throw'` when blocked, or a body that throws.
+ * After a body throws, the later members do not run; their spans end without an outcome (every
+ * span started here ends, whatever the members do).
  */
 export async function traceToolCallBatch<R>(
   tracer: Tracer,
@@ -101,16 +103,30 @@ export async function traceToolCallBatch<R>(
   const recovery = RunRecovery.of(parent);
   if (recovery?.terminated) return calls.map((call, i) => refusedAfterEnd(call, names[i]));
   const admitted: Admitted[] = [];
-  let trigger = -1;
-  for (let i = 0; i < calls.length && trigger < 0; i += 1) {
-    const member = admit(tracer, parent, calls[i], names[i]);
-    admitted.push(member);
-    if (member.verdict?.level === sc.LEVEL_CRITICAL) trigger = i;
+  // Members whose span is ended (or will be, by whoever took it on); the rest are ended below.
+  let settled = 0;
+  try {
+    let trigger = -1;
+    for (let i = 0; i < calls.length && trigger < 0; i += 1) {
+      const member = admit(tracer, parent, calls[i], names[i]);
+      admitted.push(member);
+      if (member.verdict?.level === sc.LEVEL_CRITICAL) trigger = i;
+    }
+    if (trigger >= 0) {
+      settled = admitted.length;
+      return refuseBatch(calls, names, admitted, trigger, recovery);
+    }
+    const results: Array<R | ToolLoopBlockedResult> = [];
+    for (let i = 0; i < calls.length; i += 1) {
+      settled = i + 1;
+      results.push(await run(calls[i], names[i], admitted[i]));
+    }
+    return results;
+  } finally {
+    // A member that never ran (an earlier body threw, or admitting a later member failed)
+    // ends without an outcome: every span started here ends, and no run waits on it.
+    for (let i = settled; i < admitted.length; i += 1) admitted[i].span.end();
   }
-  if (trigger >= 0) return refuseBatch(calls, names, admitted, trigger, recovery);
-  const results: Array<R | ToolLoopBlockedResult> = [];
-  for (let i = 0; i < calls.length; i += 1) results.push(await run(calls[i], names[i], admitted[i]));
-  return results;
 }
 
 /** Starts a member's span; the processor that sees it start hashes and judges the call. */
