@@ -29,7 +29,8 @@ export class AgentConfigResolver {
     for (const issue of [...snapshot.issues, ...validateToolLoopGuardConfig(snapshot.value)]) {
       logger.warn(`${where} ${issue.path}: ${issue.message}`);
     }
-    const root = isRecord(snapshot.value) ? snapshot.value : {};
+    // A config that is not an object was reported above; it sets nothing (and inherits nothing).
+    const root = isRecord(snapshot.value) ? snapshot.value : (Object.create(null) as Record<string, unknown>);
     this.global = isRecord(root.tools) ? (root.tools.loopDetection as LoopDetectionConfig | undefined) : undefined;
     const list = isRecord(root.agents) && Array.isArray(root.agents.list) ? root.agents.list : [];
     list.forEach((entry, index) => {

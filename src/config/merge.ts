@@ -15,10 +15,10 @@ export function mergeLoopDetectionConfig(
   const agent = snapshotConfig(agentGiven).value as LoopDetectionConfig | undefined;
   if (!agent) return global;
   if (!global) return agent;
-  const merged: LoopDetectionConfig = { ...global, ...agent };
-  if (global.detectors || agent.detectors) merged.detectors = { ...global.detectors, ...agent.detectors };
+  const merged: LoopDetectionConfig = overlay(global, agent);
+  if (global.detectors || agent.detectors) merged.detectors = overlay(global.detectors, agent.detectors);
   if (global.postCompactionGuard || agent.postCompactionGuard) {
-    merged.postCompactionGuard = { ...global.postCompactionGuard, ...agent.postCompactionGuard };
+    merged.postCompactionGuard = overlay(global.postCompactionGuard, agent.postCompactionGuard);
   }
   if (global.byTool || agent.byTool) {
     // Keyed by tool names, which may be anything (`__proto__` included): no prototype to reach.
@@ -28,4 +28,12 @@ export function mergeLoopDetectionConfig(
     merged.byTool = byTool;
   }
   return merged;
+}
+
+/**
+ * `{ ...under, ...over }` without a prototype, as the snapshots it merges: a key neither sets is
+ * absent, never one inherited through a polluted `Object.prototype`.
+ */
+function overlay<T extends object>(under: T | undefined, over: T | undefined): T {
+  return Object.assign(Object.create(null) as T, under, over);
 }

@@ -22,6 +22,12 @@ export interface ResolveOptions {
  */
 export const MAX_THRESHOLD = Number.MAX_SAFE_INTEGER - 2;
 
+/**
+ * An absent block or section: without a prototype, like the snapshots it stands in for, so that
+ * a key inherited through a polluted `Object.prototype` is never read as a setting.
+ */
+const NO_SETTINGS: Record<string, unknown> = Object.freeze(Object.create(null) as Record<string, unknown>);
+
 /** True for an integer greater than zero (OpenClaw's `asPositiveInt` acceptance rule). */
 export function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -42,7 +48,7 @@ export function resolveLoopDetectionConfig(
   const prefix = options.keyPath ?? 'tools.loopDetection';
   const snapshot = snapshotConfig(config, prefix);
   for (const issue of snapshot.issues) logger.warn(`${issue.path}: ${issue.message}`);
-  const given: Record<string, unknown> = isRecord(snapshot.value) ? snapshot.value : {};
+  const given: Record<string, unknown> = isRecord(snapshot.value) ? snapshot.value : NO_SETTINGS;
   if (config !== undefined && !isRecord(snapshot.value)) {
     logger.warn(`${prefix}: expected an object, got ${describeValue(config)}; using defaults`);
   }
@@ -137,10 +143,10 @@ function resolveBlock(
   };
   const section = (key: string): Record<string, unknown> => {
     const value = source[key];
-    if (value === undefined) return {};
+    if (value === undefined) return NO_SETTINGS;
     if (isRecord(value)) return value;
     logger.warn(`${prefix}.${key}: expected an object, got ${describeValue(value)}; using defaults`);
-    return {};
+    return NO_SETTINGS;
   };
 
   const enabledRaw = source.enabled;

@@ -158,7 +158,7 @@ function checkShape(value: unknown, shape: Shape, path: string): ConfigIssue[] {
   if (!isRecord(value)) return [wrongType(path, 'an object', value)];
   const issues: ConfigIssue[] = [];
   for (const [key, child] of Object.entries(value)) {
-    const expected = shape[key];
+    const expected = Object.hasOwn(shape, key) ? shape[key] : undefined;
     const childPath = `${path}.${key}`;
     if (expected === undefined) issues.push(unknownKey(childPath));
     else if (child === undefined) continue;

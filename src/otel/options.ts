@@ -7,6 +7,7 @@ import { DEFAULT_ADAPTERS } from '../spans/adapters/index.js';
 import { declaresTriggers } from '../spans/span-triggers.js';
 import { describeValue } from '../util/describe-value.js';
 import { isRecord } from '../util/is-record.js';
+import { ownValue } from '../util/own-value.js';
 import { PACKAGE_NAME } from '../version.js';
 import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
 
@@ -152,12 +153,15 @@ const FALSE_WORDS: ReadonlySet<string> = new Set(['false', '0', 'no', 'off']);
  * a property that cannot be read warns and is left out.
  */
 export function readProcessorOptions(given: unknown, logger: DiagLogger): ToolLoopSpanProcessorOptions {
-  if (given === undefined) return {};
+  // Without a prototype, as the snapshot: an option inherited through a polluted
+  // `Object.prototype` (say `config` or `mode`) is never read.
+  const defaults = (): ToolLoopSpanProcessorOptions => Object.create(null) as ToolLoopSpanProcessorOptions;
+  if (given === undefined) return defaults();
   const snapshot = snapshotConfig(given, '(options)', 1);
   for (const issue of snapshot.issues) logger.warn(`option ${issue.path}: ${issue.message}`);
   if (isRecord(snapshot.value)) return snapshot.value;
   logger.warn(`options must be an object, got ${describeValue(snapshot.value)}; using the defaults`);
-  return {};
+  return defaults();
 }
 
 /** Resolves processor options: explicit value → env var → default; invalid values warn and fall back. */
@@ -177,7 +181,7 @@ export function resolveProcessorOptions(
       logger.warn(`option ${key} must be a boolean, got ${describeValue(explicit)}; using ${safe}`);
       return safe;
     }
-    const raw = env[envKey]?.trim().toLowerCase();
+    const raw = ownValue(env, envKey)?.trim().toLowerCase();
     if (raw === undefined || raw === '') return fallback;
     if (TRUE_WORDS.has(raw)) return true;
     if (FALSE_WORDS.has(raw)) return false;
@@ -192,7 +196,7 @@ export function resolveProcessorOptions(
     min = 1,
   ): number | F => {
     const explicit = options[key];
-    const fromEnv = env[envKey];
+    const fromEnv = ownValue(env, envKey);
     const source = explicit !== undefined ? `option ${key}` : `${envKey}`;
     const value =
       explicit !== undefined ? explicit : fromEnv !== undefined && fromEnv.trim() !== '' ? Number(fromEnv) : undefined;
@@ -222,7 +226,7 @@ export function resolveProcessorOptions(
     logger.warn(`option ${key} must be a function; ignored`);
     return undefined;
   };
-  const configFile = options.configFile ?? (env.TOOL_LOOP_GUARD_CONFIG?.trim() || undefined);
+  const configFile = options.configFile ?? (ownValue(env, 'TOOL_LOOP_GUARD_CONFIG')?.trim() || undefined);
   const budgetTokens = integer('budgetTokens', 'TOOL_LOOP_GUARD_BUDGET_TOKENS', undefined);
   const budgetMs = integer('budgetMs', 'TOOL_LOOP_GUARD_BUDGET_MS', undefined);
   const budget: LoopBudget | undefined =
@@ -250,12 +254,12 @@ export function resolveProcessorOptions(
     hashSeed:
       options.hashSeed !== undefined
         ? resolveSeed(options.hashSeed, 'option hashSeed', logger)
-        : resolveSeed(env.TOOL_LOOP_GUARD_HASH_SEED, 'TOOL_LOOP_GUARD_HASH_SEED', logger),
+        : resolveSeed(ownValue(env, 'TOOL_LOOP_GUARD_HASH_SEED'), 'TOOL_LOOP_GUARD_HASH_SEED', logger),
     adapters,
     clock,
     onLoopEvent: callback('onLoopEvent'),
     onAbort: callback('onAbort'),
-    mode: resolveMode(options.mode, env.TOOL_LOOP_GUARD_MODE, logger),
+    mode: resolveMode(options.mode, ownValue(env, 'TOOL_LOOP_GUARD_MODE'), logger),
     ...(budget ? { budget } : {}),
     evidenceSpans: bool('evidenceSpans', 'TOOL_LOOP_GUARD_EVIDENCE_SPANS', true, true),
     ...(validProvider && tracerProvider !== undefined ? { tracerProvider } : {}),

@@ -2,7 +2,9 @@ import type { DiagLogger } from '@opentelemetry/api';
 import type { ToolSpanAdapter } from '../spans/adapters/adapter.js';
 import { DEFAULT_ADAPTERS } from '../spans/adapters/index.js';
 import { describeValue } from '../util/describe-value.js';
+import { snapshotConfig } from '../config/snapshot.js';
 import { isRecord } from '../util/is-record.js';
+import { ownValue } from '../util/own-value.js';
 
 /**
  * Which spans {@link ToolLoopSampler} records when its delegate drops them:
@@ -58,15 +60,18 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Resolves the sampler's options: explicit value → env var → default; invalid values warn (naming the key) and fall back. */
 export function resolveSamplerOptions(given: unknown, env: Env, logger: DiagLogger): ResolvedSamplerOptions {
-  let options: Record<string, unknown> = {};
-  if (isRecord(given)) options = given;
+  // Own properties only, each read once (see `snapshotConfig`).
+  const snapshot = snapshotConfig(given, '(sampler options)', 1);
+  for (const issue of snapshot.issues) logger.warn(`sampler option ${issue.path}: ${issue.message}`);
+  let options: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  if (isRecord(snapshot.value)) options = snapshot.value;
   else if (given !== undefined)
     logger.warn(`sampler options must be an object, got ${describeValue(given)}; using the defaults`);
 
   /** The explicit value, else the trimmed env text, with the name to warn under. */
   const source = (key: string, envKey: string): { value: unknown; name: string } => {
     if (options[key] !== undefined) return { value: options[key], name: `option ${key}` };
-    return { value: env[envKey]?.trim() || undefined, name: envKey };
+    return { value: ownValue(env, envKey)?.trim() || undefined, name: envKey };
   };
   const positive = (key: string, envKey: string, fallback: number): number => {
     const { value, name } = source(key, envKey);
