@@ -1,5 +1,6 @@
 import { context, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { HelperRequest } from '../otel/helper-bridge.js';
+import { runIdOf } from '../spans/run-id.js';
 import { RunRecovery } from './run-recovery.js';
 import {
   ATTR_GEN_AI_AGENT_ID,
@@ -50,8 +51,9 @@ export async function traceRun<T>(
   options: TraceRunOptions,
   fn: (run: RunContext) => Promise<T> | T,
 ): Promise<T> {
-  const runId = typeof options?.runId === 'string' ? options.runId.trim() : '';
-  if (runId === '') throw new TypeError('traceRun: options.runId must be a non-blank string');
+  // Read as every entry point reads run ids, so that `runSignal(runId)` finds this run.
+  const runId = typeof options?.runId === 'string' ? runIdOf(options.runId) : undefined;
+  if (runId === undefined) throw new TypeError('traceRun: options.runId must be a non-blank string');
   const attributes: Record<string, string> = {
     [ATTR_TOOL_LOOP_RUN_ID]: runId,
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT,

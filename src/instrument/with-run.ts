@@ -1,5 +1,6 @@
 import { context } from '@opentelemetry/api';
 import { setContextRun } from '../otel/context-run.js';
+import { runIdOf } from '../spans/run-id.js';
 
 /** The run {@link withRun} puts in the context. */
 export interface WithRunOptions {
@@ -24,8 +25,9 @@ export interface WithRunOptions {
  * `TypeError` for a blank `runId`.
  */
 export function withRun<T>(options: WithRunOptions, fn: () => T): T {
-  const runId = typeof options?.runId === 'string' ? options.runId.trim() : '';
-  if (runId === '') throw new TypeError('withRun: options.runId must be a non-blank string');
+  // Read as every entry point reads run ids, so that `runSignal(runId)` finds this run.
+  const runId = typeof options?.runId === 'string' ? runIdOf(options.runId) : undefined;
+  if (runId === undefined) throw new TypeError('withRun: options.runId must be a non-blank string');
   const agentId =
     typeof options.agentId === 'string' && options.agentId.trim() !== '' ? options.agentId.trim() : undefined;
   return context.with(setContextRun(context.active(), { runId, agentId }), fn);

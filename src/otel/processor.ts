@@ -9,6 +9,7 @@ import type { RecoveryCounts, RecoveryResolution } from '../engine/recovery/reco
 import { describeToolCall } from '../engine/hashing/tool-call.js';
 import * as sc from '../semconv.js';
 import type { RunReleaseReason } from '../spans/run-registry.js';
+import { runIdOf } from '../spans/run-id.js';
 import { explicitRunKey, traceRunKey } from '../spans/run-scope.js';
 import {
   SpanGuard,
@@ -18,6 +19,7 @@ import {
   type ToolSpanFinished,
 } from '../spans/span-guard.js';
 import { AdapterSpanReader, type ToolCallSource } from '../spans/span-reading.js';
+import { describeValue } from '../util/describe-value.js';
 import { PACKAGE_NAME } from '../version.js';
 import { ContentRedaction } from './content-redaction.js';
 import { redactingLogger } from './unknown-tool-redaction.js';
@@ -155,12 +157,21 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    * The abort signal of a run, keyed by its resolved run scope (a `tool_loop.run_id`, or an
    * adapter's run id such as `ai.telemetry.metadata.runId`). It is aborted with a
    * `CompactionLoopPersistedError` when the post-compaction guard fires and, with
-   * `abortOnCritical`, with a `ToolLoopBlockedError` on a critical verdict. After `shutdown()`
-   * it is a signal that never aborts.
+   * `abortOnCritical`, with a `ToolLoopBlockedError` on a critical verdict. The id is read as
+   * the adapters read run ids: a string, trimmed, or a finite number (`runSignal(42)` is the run
+   * of an AI SDK `metadata.runId` of `42` or `'42'`). Anything else, or a blank string, gets a
+   * signal that never aborts and a `diag` warning; so does every call after `shutdown()`.
    */
-  runSignal(runId: string): AbortSignal {
+  runSignal(runId: string | number): AbortSignal {
     if (this.isShutDown) return new AbortController().signal;
-    const key = explicitRunKey(runId.trim());
+    const id = runIdOf(runId);
+    if (id === undefined) {
+      this.log.warn(
+        `runSignal(${describeValue(runId)}): a run id is a non-blank string or a finite number; this signal never aborts`,
+      );
+      return new AbortController().signal;
+    }
+    const key = explicitRunKey(id);
     return this.signals.signal(key, this.guard.peek(key)?.abortReason);
   }
 

@@ -12,13 +12,8 @@ import {
   ATTR_GEN_AI_AGENT_ID,
 } from '../../semconv.js';
 import type { ToolSpanAdapter } from './adapter.js';
+import { runIdOf } from '../run-id.js';
 import { readToolCallEnd, stringValue, toolCallStartOf } from './attribute-values.js';
-
-/** A string or finite-number attribute as text (AI SDK metadata values may be numbers). */
-function idValue(value: unknown): string | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return stringValue(value);
-}
 
 /**
  * Vercel AI SDK v5/v6 telemetry (`experimental_telemetry: { isEnabled: true }`).
@@ -55,7 +50,7 @@ export const aiSdkAdapter: ToolSpanAdapter = {
   scopeHint(span) {
     const operation = span.attributes[ATTR_AI_OPERATION_ID];
     if (typeof operation !== 'string' || !operation.startsWith('ai.')) return undefined;
-    const runId = idValue(span.attributes[ATTR_AI_TELEMETRY_METADATA_RUN_ID]);
+    const runId = runIdOf(span.attributes[ATTR_AI_TELEMETRY_METADATA_RUN_ID]);
     const agentId =
       stringValue(span.attributes[ATTR_GEN_AI_AGENT_ID]) ?? stringValue(span.attributes[ATTR_AI_TELEMETRY_FUNCTION_ID]);
     const startsRun = operation === AI_SDK_OPERATION_GENERATE_TEXT || operation === AI_SDK_OPERATION_STREAM_TEXT;

@@ -14,6 +14,7 @@ import {
   GEN_AI_OPERATION_INVOKE_AGENT,
   GEN_AI_OPERATION_TEXT_COMPLETION,
 } from '../../semconv.js';
+import { runIdOf } from '../run-id.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringValue, toolCallStartOf } from './attribute-values.js';
@@ -90,8 +91,8 @@ export const genAiAdapter: ToolSpanAdapter = {
     );
   },
   scopeHint(span) {
-    const ownRunId = stringValue(span.attributes[ATTR_TOOL_LOOP_RUN_ID]);
-    const runId = ownRunId ?? stringValue(span.attributes[ATTR_GEN_AI_CONVERSATION_ID]);
+    const ownRunId = runIdOf(span.attributes[ATTR_TOOL_LOOP_RUN_ID]);
+    const runId = ownRunId ?? runIdOf(span.attributes[ATTR_GEN_AI_CONVERSATION_ID]);
     const agentId = stringValue(span.attributes[ATTR_GEN_AI_AGENT_ID]);
     const startsRun = span.attributes[ATTR_GEN_AI_OPERATION_NAME] === GEN_AI_OPERATION_INVOKE_AGENT;
     if (runId === undefined && agentId === undefined && !startsRun) return undefined;

@@ -10,6 +10,7 @@ import {
   OPENINFERENCE_SPAN_KIND_TOOL,
 } from '../../semconv.js';
 import { parseJsonAttribute } from '../json-attribute.js';
+import { runIdOf } from '../run-id.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
 import { readToolCallEnd, stringValue } from './attribute-values.js';
@@ -83,7 +84,7 @@ export const openInferenceAdapter: ToolSpanAdapter = {
   },
   scopeHint(span) {
     if (span.attributes[ATTR_OPENINFERENCE_SPAN_KIND] === undefined) return undefined;
-    const runId = stringValue(span.attributes[ATTR_OPENINFERENCE_SESSION_ID]);
+    const runId = runIdOf(span.attributes[ATTR_OPENINFERENCE_SESSION_ID]);
     return runId === undefined ? undefined : { runId };
   },
 };

@@ -18,6 +18,7 @@ import {
 } from '../../semconv.js';
 import type { SpanView } from '../span-view.js';
 import type { ToolCallStart, ToolSpanAdapter } from './adapter.js';
+import { runIdOf } from '../run-id.js';
 import { readToolCallEnd, stringValue, toolCallStartOf } from './attribute-values.js';
 
 /** A span of a VoltAgent agent operation: its operation id and entity type, both set at start. */
@@ -74,7 +75,7 @@ export const voltAgentAdapter: ToolSpanAdapter = {
   },
   scopeHint(span) {
     if (!isAgentOperationSpan(span)) return undefined;
-    const runId = stringValue(span.attributes[ATTR_VOLTAGENT_CONVERSATION_ID]);
+    const runId = runIdOf(span.attributes[ATTR_VOLTAGENT_CONVERSATION_ID]);
     const agentId =
       stringValue(span.attributes[ATTR_VOLTAGENT_SUBAGENT_ID]) ??
       (span.attributes[ATTR_VOLTAGENT_ENTITY_TYPE] === VOLTAGENT_ENTITY_TYPE_AGENT
