@@ -1,3 +1,4 @@
+import { boundedText } from '../util/bounded-text.js';
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { mergeLoopDetectionConfig } from './merge.js';
 import { resolveLoopDetectionConfig } from './resolve.js';
@@ -35,7 +36,8 @@ export class AgentConfigResolver {
     const list = isRecord(root.agents) && Array.isArray(root.agents.list) ? root.agents.list : [];
     list.forEach((entry, index) => {
       if (!isRecord(entry) || typeof entry.id !== 'string') return;
-      const id = entry.id.trim();
+      // Bounded as agent ids read from spans are, so that a long id still finds its entry.
+      const id = boundedText(entry.id.trim());
       // OpenClaw resolves the first matching entry; later duplicates are ignored.
       if (id && !this.agents.has(id)) {
         const block = isRecord(entry.tools)
@@ -48,7 +50,7 @@ export class AgentConfigResolver {
 
   /** The resolved config for `agentId` (global config when absent or not listed). */
   forAgent(agentId?: string): ResolvedLoopDetectionConfig {
-    const id = agentId?.trim();
+    const id = agentId === undefined ? undefined : boundedText(agentId.trim());
     const agent = id ? this.agents.get(id) : undefined;
     if (!agent || !id) {
       this.globalResolved ??= resolveLoopDetectionConfig(this.global, { logger: this.logger });

@@ -6,6 +6,7 @@ import { toolLoopSystemNote } from '../engine/system-note.js';
 import { HelperRequest, type HelperBridge } from '../otel/helper-bridge.js';
 import { getToolLoopVerdict, type ToolSpanVerdict } from '../otel/loop-event.js';
 import * as sc from '../semconv.js';
+import { boundedText } from '../util/bounded-text.js';
 import { RunRecovery } from './run-recovery.js';
 import {
   appendSystemNote,
@@ -97,7 +98,8 @@ export async function traceToolCallBatch<R>(
   tracer: Tracer,
   calls: ReadonlyArray<ToolCallBatchEntry<unknown, R>>,
 ): Promise<Array<R | ToolLoopBlockedResult>> {
-  const names = calls.map((call) => (typeof call?.name === 'string' ? call.name.trim() : ''));
+  // Bounded as the processor bounds every tool name it reads, so the args hash names the same tool.
+  const names = calls.map((call) => (typeof call?.name === 'string' ? boundedText(call.name.trim()) : ''));
   if (names.some((name) => name === '')) throw new TypeError('traceToolCall: options.name must be a non-blank string');
   const parent = context.active();
   const recovery = RunRecovery.of(parent);

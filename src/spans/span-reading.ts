@@ -13,6 +13,7 @@ import type {
   ToolResultMessage,
   ToolSpanAdapter,
 } from './adapters/adapter.js';
+import { boundedEnd, boundedHint, boundedStart } from './bounded-reading.js';
 import { HashOnlyResultCheck } from './hash-only-result.js';
 import { parseJsonAttribute } from './json-attribute.js';
 import { ALL_ADAPTERS, inMask, SpanTriggers, type AdapterMask } from './span-triggers.js';
@@ -89,7 +90,7 @@ export function readSpanStart(
     const candidate = adapters[i];
     const match = candidate.matchStart(span);
     if (match) {
-      start = match;
+      start = boundedStart(match);
       adapter = candidate;
     }
     // This convention's span, but not a call to judge (e.g. an OpenClaw veto span).
@@ -135,8 +136,9 @@ export function readScopeHint(
   let hint: RunScopeHint | undefined;
   for (let i = 0; i < adapters.length; i += 1) {
     if (!inMask(only, i)) continue;
-    const extra = adapters[i].scopeHint?.(span);
-    if (!extra) continue;
+    const given = adapters[i].scopeHint?.(span);
+    if (!given) continue;
+    const extra = boundedHint(given);
     hint = hint
       ? {
           runId: hint.runId ?? extra.runId,
@@ -162,7 +164,7 @@ export function matchSpanEnd(
     if (!inMask(only, i)) continue;
     const adapter = adapters[i];
     const start = adapter.matchEnd?.(span);
-    if (start) return { adapter, start };
+    if (start) return { adapter, start: boundedStart(start) };
     if (adapter.rejects?.(span) === true) return undefined;
   }
   return undefined;
@@ -529,7 +531,7 @@ class LiveToolCall implements ToolCallSource {
   }
 
   private readEnd(span: SpanView): ToolCallEnd {
-    this.end ??= this.adapter.readEnd(span);
+    this.end ??= boundedEnd(this.adapter.readEnd(span), this.start.toolName);
     return this.end;
   }
 }

@@ -13,6 +13,7 @@ import {
   type SpanReading,
   type ToolCallSource,
 } from '../../spans/span-reading.js';
+import { boundedEnd } from '../../spans/bounded-reading.js';
 import type { SpanView } from '../../spans/span-view.js';
 import { modelCallTokens } from '../../otel/model-usage.js';
 
@@ -76,7 +77,7 @@ export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Dige
     const tokens = modelCallTokens(span.attributes as Attributes);
     return tokens > 0 ? { ...base, modelTokens: tokens } : base;
   }
-  const end = adapter.readEnd(span);
+  const end = boundedEnd(adapter.readEnd(span), start.toolName);
   const atStart = !matchedAtEnd && knownAtStart(start);
   const described = atStart
     ? describeToolSpanCall(digester, start.toolName, start.argsHash, start.knownPoll, start.arguments)

@@ -1,3 +1,4 @@
+import { boundedText } from '../../util/bounded-text.js';
 import { isPlainObject } from '../../util/is-record.js';
 
 /** A tool error contract's stamp: `typed_code=UPPER_SNAKE` in text, `"typed_code":"…"` in JSON (OpenClaw's pattern). */
@@ -13,7 +14,8 @@ export function typedErrorFamily(toolName: string, params: unknown): string | un
   if (toolName !== 'tool_call') return toolName;
   const source = isPlainObject(params) ? params : {};
   const inner = source.id ?? source.toolId ?? source.name;
-  return typeof inner === 'string' && inner.trim() !== '' ? `${toolName}:${inner}` : undefined;
+  // Bounded as the texts read from spans are: the inner id comes from the call's arguments.
+  return typeof inner === 'string' && inner.trim() !== '' ? boundedText(`${toolName}:${inner}`) : undefined;
 }
 
 /** The stored typed-error identity `<family>:<CODE>` of an outcome text, if it carries a stamp. */
