@@ -1,3 +1,4 @@
+import { MAX_KEPT_TEXT_LENGTH } from '../util/bounded-text.js';
 import type { LoopVerdict } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 
@@ -32,9 +33,15 @@ export function redactUnknownToolName(
   };
 }
 
-/** OpenClaw's `unknown_tool_repeat` message inside the guard's log lines (`Blocking <tool> due to critical loop: …`). */
-const BLOCKING_LINE = /^Blocking (.+?) due to critical loop: /;
-const UNAVAILABLE = /(attempted unavailable tool )(.+?)( \d+ times\.)/;
+/*
+ * OpenClaw's `unknown_tool_repeat` message inside the guard's log lines (`Blocking <tool> due to
+ * critical loop: …`). Names are bounded (`boundedText`), and so are the patterns: each try reads at
+ * most a name's length ahead, so a line is scanned in time linear in its length, whatever it holds
+ * (an unbounded lazy `.+?` read to the line's end at every occurrence of the phrase).
+ */
+const NAME = `.{1,${MAX_KEPT_TEXT_LENGTH}}?`;
+const BLOCKING_LINE = new RegExp(`^Blocking (${NAME}) due to critical loop: `);
+const UNAVAILABLE = new RegExp(`(attempted unavailable tool )(${NAME})( \\d{1,16} times\\.)`);
 
 /**
  * The guard's log lines under `redactContent`: the same stand-in as {@link redactUnknownToolName}
