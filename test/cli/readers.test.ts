@@ -177,6 +177,32 @@ describe('Jaeger JSON reader', () => {
   });
 });
 
+describe('readers, hostile values', () => {
+  it('leave out Jaeger tag values that are no scalars, and read a key __proto__ as any other', async () => {
+    const fx = fixtureDir();
+    try {
+      const deep: unknown[] = [];
+      let inner = deep;
+      for (let i = 0; i < 100; i += 1) inner.push((inner = []));
+      const tags = [
+        { key: 'gen_ai.tool.name', type: 'string', value: 'search' },
+        { key: 'nested', type: 'string', value: deep },
+        { key: '__proto__', type: 'string', value: 'x' },
+      ];
+      const span = { traceID: 'ab', spanID: 'cd', operationName: 'execute_tool search', startTime: 1, tags };
+      const file = fx.write('jaeger.json', { data: [{ traceID: 'ab', spans: [span] }] });
+      const { spans, problems } = await read(file);
+      expect(problems).toEqual([]);
+      expect(Object.entries(spans[0].view.attributes)).toEqual([
+        ['gen_ai.tool.name', 'search'],
+        ['__proto__', 'x'],
+      ]);
+    } finally {
+      fx.cleanup();
+    }
+  });
+});
+
 describe('trajectory JSONL reader', () => {
   it('reads one call per line and reports malformed lines with their line number, then continues', async () => {
     const fx = fixtureDir();

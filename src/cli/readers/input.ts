@@ -56,6 +56,13 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false; messag
   }
 }
 
+/** Why a parsed value could not be decoded or replayed, for a problem message. */
+function undecodable(error: unknown): string {
+  if (error instanceof RangeError && /call stack/i.test(error.message))
+    return `nested too deeply to decode (${error.message})`;
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 /** A file-system error as a problem message (`cannot read: …`). */
 export function describeReadError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
@@ -104,8 +111,20 @@ export async function readInputFile(file: string, forced: InputFormat | undefine
       sink.format(format, layout);
     }
   };
-  /** Routes one parsed value; returns false when reading should stop. */
+  /**
+   * Routes one parsed value; returns false when reading should stop. A value that cannot be
+   * decoded or replayed is a problem of its own (its line, or the document), never the end of
+   * the reading: the file's other lines, and the other files, are still read.
+   */
   const handle = (value: unknown, line: number | undefined, layout: 'lines' | 'document'): boolean => {
+    try {
+      return route(value, line, layout);
+    } catch (error) {
+      sink.problem(`skipped: ${undecodable(error)}`, line);
+      return true;
+    }
+  };
+  const route = (value: unknown, line: number | undefined, layout: 'lines' | 'document'): boolean => {
     if (format === undefined) {
       format = detectFormat(value);
       if (format === undefined) {

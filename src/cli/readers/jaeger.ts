@@ -20,6 +20,7 @@ export function jaegerTraces(document: unknown): Json[] | undefined {
   return undefined;
 }
 
+/** A tag's value: Jaeger's are scalars (binary ones base64 text); anything else is left out (`undefined`). */
 function tagValue(tag: Json): unknown {
   const { type, value } = tag;
   switch (typeof type === 'string' ? type.toLowerCase() : '') {
@@ -27,18 +28,23 @@ function tagValue(tag: Json): unknown {
       return value === true || value === 'true';
     case 'int64':
     case 'float64':
-      return typeof value === 'string' ? Number(value) : value;
+      return typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : undefined;
     default:
-      return value;
+      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
   }
 }
 
-/** `[{key, type, value}]` → record. */
+/**
+ * `[{key, type, value}]` → record, without a prototype (a key `__proto__` is a key like any
+ * other); a tag whose value is no scalar is left out.
+ */
 export function jaegerTags(list: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = Object.create(null) as Record<string, unknown>;
   if (!Array.isArray(list)) return out;
   for (const tag of list) {
-    if (isRecord(tag) && typeof tag.key === 'string') out[tag.key] = tagValue(tag);
+    if (!isRecord(tag) || typeof tag.key !== 'string') continue;
+    const value = tagValue(tag);
+    if (value !== undefined) out[tag.key] = value;
   }
   return out;
 }
@@ -69,7 +75,7 @@ export function decodeJaeger(document: unknown, sink: DecodeSink, line?: number)
       const startUs = micros(span.startTime);
       if (!traceId || !spanId || startUs === undefined) {
         sink.problem(
-          `span ${JSON.stringify(span.operationName ?? '?')} skipped: missing traceID, spanID or startTime`,
+          `span ${JSON.stringify(typeof span.operationName === 'string' ? span.operationName : '?')} skipped: missing traceID, spanID or startTime`,
           line,
         );
         continue;

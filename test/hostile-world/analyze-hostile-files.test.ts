@@ -1,0 +1,65 @@
+/**
+ * `tool-loop-guard analyze` over files written by an attacker or a broken exporter, through the
+ * built bin as an operator runs it: a file it cannot use is a clear problem of that file, and
+ * every other file is still reported.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixtureDir, jsonl } from '../cli/helpers.js';
+
+/** Built by the test run's global setup (test/helpers/build-dist.ts). */
+const BIN = fileURLToPath(new URL('../../dist/esm/cli/main.js', import.meta.url));
+
+function analyze(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
+  const child = spawnSync(process.execPath, [BIN, 'analyze', ...args], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    ...(input === undefined ? {} : { input }),
+  });
+  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+let fx: ReturnType<typeof fixtureDir> | undefined;
+afterEach(() => {
+  fx?.cleanup();
+  fx = undefined;
+});
+
+/** Five identical calls: blocked at the fourth with `--enable --warning 2 --critical 3`. */
+const LOOP = jsonl([1, 2, 3, 4, 5].map((step) => ({ step, tool: 'search', args: {}, result: 'same' })));
+const SMALL = ['--enable', '--warning', '2', '--critical', '3'];
+
+/** An OTLP JSON document (one span, `execute_tool`) whose attribute `deep` nests `levels` arrays. */
+function deepOtlp(levels: number, pretty: boolean): string {
+  const value = `${'{"arrayValue":{"values":['.repeat(levels)}{"stringValue":"x"}${']}}'.repeat(levels)}`;
+  const span = `{"traceId":"0123456789abcdef0123456789abcdef","spanId":"0123456789abcdef","name":"execute_tool lookup","startTimeUnixNano":"1000","endTimeUnixNano":"2000","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"lookup"}},{"key":"deep","value":${value}}]}`;
+  return `{${pretty ? '\n' : ''}"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"spans":[${span}]}]}]}\n`;
+}
+
+describe('analyze, files nested far deeper than any trace', () => {
+  it.each([
+    ['a pretty-printed document', true],
+    ['a JSONL line', false],
+  ])('%s nested 50 000 levels is a problem of its own file; the other file is still reported', (_kind, pretty) => {
+    fx = fixtureDir();
+    const good = fx.write('good.jsonl', LOOP);
+    const deep = fx.write(pretty ? 'deep.json' : 'deep.jsonl', deepOtlp(50_000, pretty));
+    const result = analyze([...SMALL, good, deep]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('first block at call 4 (step 4) of 5');
+    expect(result.stdout).toContain('attribute "deep" nested deeper than 100 levels; left out');
+    // The span itself is kept: it is the one call of its trace's run.
+    expect(result.stdout).toMatch(/total: 2 runs .* 6 +1 +2 +0/);
+  });
+
+  it('a trajectory line whose arguments nest 50 000 levels is skipped with its line number', () => {
+    fx = fixtureDir();
+    const args = `${'['.repeat(50_000)}1${']'.repeat(50_000)}`;
+    const deep = fx.write('deep.jsonl', `{"step":1,"tool":"search","args":${args},"result":"x"}\n${LOOP}`);
+    const result = analyze([...SMALL, deep]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('deep.jsonl:1: skipped: nested too deeply to decode');
+    expect(result.stdout).toContain('first block at call 4 (step 4) of 5');
+  });
+});
