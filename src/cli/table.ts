@@ -4,9 +4,11 @@ export function renderTable(
   rows: readonly (readonly string[])[],
   right: readonly boolean[] = [],
 ): string {
-  const widths = headers.map((header, column) =>
-    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
+  // A loop, not a spread into Math.max: a report may have more rows than a call has room for arguments.
+  const widths = headers.map((header) => header.length);
+  for (const row of rows)
+    for (let column = 0; column < widths.length; column += 1)
+      widths[column] = Math.max(widths[column], (row[column] ?? '').length);
   const line = (cells: readonly string[]) =>
     cells
       .map((cell, column) => (right[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))

@@ -63,3 +63,26 @@ describe('analyze, files nested far deeper than any trace', () => {
     expect(result.stdout).toContain('first block at call 4 (step 4) of 5');
   });
 });
+
+describe('analyze, very many runs', () => {
+  it('lists 130 000 runs with --all-runs', () => {
+    fx = fixtureDir();
+    const runs = 130_000;
+    const lines: string[] = [];
+    for (let i = 0; i < runs; i += 1) {
+      const traceId = (i + 1).toString(16).padStart(32, '0');
+      const start = 1_000_000 + i * 1000;
+      lines.push(
+        `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${traceId}","spanId":"00000000000000aa","name":"execute_tool x","startTimeUnixNano":"${start}","endTimeUnixNano":"${start + 500}","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"x"}}]}]}]}]}`,
+      );
+    }
+    const file = fx.write('many.jsonl', `${lines.join('\n')}\n`);
+    const result = analyze(['--all-runs', file]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`total: ${runs} runs`);
+    expect(result.stdout.split('\n').filter((line) => /^0{24}[0-9a-f]{8} +1 +0 +0 +0 +-$/.test(line))).toHaveLength(
+      runs,
+    );
+  }, 120_000);
+});
