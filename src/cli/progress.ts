@@ -1,3 +1,5 @@
+import { printable } from './terminal-text.js';
+
 /** Where the CLI writes. Tests pass their own; the bin passes the process streams. */
 export interface CliIo {
   stdout(text: string): void;
@@ -32,7 +34,7 @@ export class Progress {
     if (now - this.last < 100) return;
     this.last = now;
     this.shown = true;
-    this.io.stderr(`\r\x1b[K${text()}`);
+    this.io.stderr(`\r\x1b[K${printable(text())}`);
   }
 
   /** Clears the line (call before printing anything else to stderr). */

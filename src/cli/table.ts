@@ -1,9 +1,15 @@
-/** Renders rows as a plain-text table; column `i` is right-aligned when `right[i]` is true. */
+import { printable } from './terminal-text.js';
+
+/**
+ * Renders rows as a plain-text table; column `i` is right-aligned when `right[i]` is true. Cells
+ * are shown {@link printable}: a cell from an input cannot drive the terminal or break a row.
+ */
 export function renderTable(
   headers: readonly string[],
-  rows: readonly (readonly string[])[],
+  givenRows: readonly (readonly string[])[],
   right: readonly boolean[] = [],
 ): string {
+  const rows = givenRows.map((row) => row.map(printable));
   // A loop, not a spread into Math.max: a report may have more rows than a call has room for arguments.
   const widths = headers.map((header) => header.length);
   for (const row of rows)

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixtureDir, jsonl } from '../cli/helpers.js';
+import { fixtureDir, jsonl, otlpDocument } from '../cli/helpers.js';
 
 /** Built by the test run's global setup (test/helpers/build-dist.ts). */
 const BIN = fileURLToPath(new URL('../../dist/esm/cli/main.js', import.meta.url));
@@ -85,4 +85,35 @@ describe('analyze, very many runs', () => {
       runs,
     );
   }, 120_000);
+});
+
+describe('analyze, control characters in traces', () => {
+  it('escapes ESC, BEL, CR and LF from tool names, run ids and messages in the text report', () => {
+    fx = fixtureDir();
+    const tool = 'lookup\u001b]0;pwned\u0007\u001b[2J';
+    const runId = 'run-1\r\nFAKE total: 0 runs blocked';
+    const calls = [1, 2, 3, 4].map((n) => ({
+      spanId: `00000000000000a${n}`,
+      name: 'execute_tool',
+      start: n * 10,
+      end: n * 10 + 5,
+      attributes: {
+        'gen_ai.tool.name': tool,
+        'gen_ai.tool.call.arguments': '{"q":1}',
+        'gen_ai.tool.call.result': '"same"',
+        'tool_loop.run_id': runId,
+      },
+    }));
+    const file = fx.write('hostile.json', otlpDocument('0af7651916cd43dd8448eb211c80319c', calls));
+    const result = analyze([...SMALL, '--all-runs', '--verbose', file]);
+    expect(result.code).toBe(0);
+    for (const output of [result.stdout, result.stderr]) {
+      const controls = [...output].filter((c) => c !== '\n' && (c < ' ' || (c >= '\u007f' && c <= '\u009f')));
+      expect(controls).toEqual([]);
+      expect(output.split('\n').some((line) => line.startsWith('FAKE'))).toBe(false);
+    }
+    expect(result.stdout).toContain('lookup\\x1b]0;pwned\\x07\\x1b[2J');
+    expect(result.stdout).toContain('run-1\\r\\nFAKE total: 0 runs blocked');
+    expect(result.stdout).toMatch(/^total: 1 runs/m);
+  });
 });

@@ -10,6 +10,7 @@ import {
   readOverrides,
 } from '../options.js';
 import { Progress, type CliIo } from '../progress.js';
+import { printable } from '../terminal-text.js';
 import { INPUT_FORMATS, formatProblem, type InputFormat } from '../readers/types.js';
 import { analyze } from './analyzer.js';
 import { analyzeJson, formatAnalyzeText } from './format.js';
@@ -110,16 +111,16 @@ export async function runAnalyze(argv: readonly string[], io: CliIo): Promise<nu
   const warnOnce = (line: string) => {
     if (printed.has(line)) return;
     printed.add(line);
-    io.stderr(`warning: ${line}\n`);
+    io.stderr(`warning: ${printable(line)}\n`);
   };
   const config = applyOverrides(await loadCliConfig(values.config), overrides);
   const configLogger: EngineLogger = { debug() {}, info() {}, warn: warnOnce, error: warnOnce };
   const engineLogger: EngineLogger | undefined = values.verbose
     ? {
         debug: () => {},
-        info: (m) => io.stderr(`info: ${m}\n`),
-        warn: (m) => io.stderr(`warn: ${m}\n`),
-        error: (m) => io.stderr(`error: ${m}\n`),
+        info: (m) => io.stderr(`info: ${printable(m)}\n`),
+        warn: (m) => io.stderr(`warn: ${printable(m)}\n`),
+        error: (m) => io.stderr(`error: ${printable(m)}\n`),
       }
     : undefined;
 

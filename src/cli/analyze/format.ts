@@ -3,6 +3,7 @@ import type { RecoveryCounts } from '../../engine/recovery/recovery-watch.js';
 import { formatProblem } from '../readers/types.js';
 import type { ReplayEvent } from '../replay/run-replay.js';
 import { renderTable } from '../table.js';
+import { printable } from '../terminal-text.js';
 import type { AnalyzeReport, RunReport } from './analyzer.js';
 
 /** One line describing a resolved config. */
@@ -29,11 +30,13 @@ function where(event: { call: number; step?: number }): string {
   return event.step !== undefined ? `call ${event.call} (step ${event.step})` : `call ${event.call}`;
 }
 
+/* Every text taken from an input is shown `printable`: a trace cannot drive the terminal or forge report lines. */
+
 function eventLine(event: ReplayEvent): string {
   const count = event.action === 'arm' ? '' : `  count ${event.count}`;
-  const tool = event.toolName ? `  ${event.toolName}` : '';
+  const tool = event.toolName ? `  ${printable(event.toolName)}` : '';
   const phase = event.phase === 'end' && event.action !== 'abort' ? '  [judged at span end]' : '';
-  return `  ${where(event).padEnd(20)} ${event.action.padEnd(5)}  ${event.detector}${count}${tool}${phase}\n      ${event.message}\n`;
+  return `  ${where(event).padEnd(20)} ${event.action.padEnd(5)}  ${event.detector}${count}${tool}${phase}\n      ${printable(event.message)}\n`;
 }
 
 function runTitle(run: RunReport): string {
@@ -41,7 +44,7 @@ function runTitle(run: RunReport): string {
   if (run.service) extras.push(`service ${run.service}`);
   if (run.agentId) extras.push(`agent ${run.agentId}`);
   if (run.source && run.source !== run.id) extras.push(`from ${run.source}`);
-  return `${run.id}  [${extras.join(', ')}]`;
+  return printable(`${run.id}  [${extras.join(', ')}]`);
 }
 
 /** The human-readable report: findings per run, then a summary table. */

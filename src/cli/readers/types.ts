@@ -1,3 +1,4 @@
+import { printable } from '../terminal-text.js';
 import type { SpanView } from '../../spans/span-view.js';
 
 /** The input formats the analyzer reads. */
@@ -39,9 +40,9 @@ export interface InputProblem {
   readonly message: string;
 }
 
-/** Formats a problem as `file:line: message`. */
+/** Formats a problem as `file:line: message`, for a terminal ({@link printable}). */
 export function formatProblem(problem: InputProblem): string {
-  return `${problem.file}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.message}`;
+  return printable(`${problem.file}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.message}`);
 }
 
 /** Receives what a reader decodes. */
