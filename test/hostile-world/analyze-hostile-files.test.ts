@@ -6,16 +6,24 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixtureDir, jsonl, otlpDocument } from '../cli/helpers.js';
+import { fixtureDir, jsonl, loopSpans, otlpDocument } from '../cli/helpers.js';
 
 /** Built by the test run's global setup (test/helpers/build-dist.ts). */
 const BIN = fileURLToPath(new URL('../../dist/esm/cli/main.js', import.meta.url));
 
-function analyze(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
+function analyze(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const child = spawnSync(process.execPath, [BIN, 'analyze', ...args], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
-    ...(input === undefined ? {} : { input }),
+  });
+  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+/** `cat file | tool-loop-guard analyze … /dev/stdin`, through a shell: stdin is a pipe (a FIFO), as an operator's is. */
+function analyzeFromPipe(file: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const script = 'file=$1; shift; cat "$file" | "$@" /dev/stdin';
+  const child = spawnSync('/bin/sh', ['-c', script, 'sh', file, process.execPath, BIN, 'analyze', ...args], {
+    encoding: 'utf8',
   });
   return { code: child.status, stdout: child.stdout, stderr: child.stderr };
 }
@@ -115,5 +123,20 @@ describe('analyze, control characters in traces', () => {
     expect(result.stdout).toContain('lookup\\x1b]0;pwned\\x07\\x1b[2J');
     expect(result.stdout).toContain('run-1\\r\\nFAKE total: 0 runs blocked');
     expect(result.stdout).toMatch(/^total: 1 runs/m);
+  });
+});
+
+describe('analyze, a pipe', () => {
+  it('reads a pretty-printed document from /dev/stdin once, as it would from a file', () => {
+    fx = fixtureDir();
+    const document = JSON.stringify(otlpDocument('0af7651916cd43dd8448eb211c80319c', loopSpans(4)), null, 2);
+    const fromFile = analyze([...SMALL, fx.write('export.json', document)]);
+    const fromPipe = analyzeFromPipe(fx.write('piped.json', document), SMALL);
+    expect(fromPipe.stderr).toBe('');
+    expect(fromPipe.code).toBe(0);
+    expect(fromPipe.stdout).toContain('first block at call 4 of 4');
+    expect(fromPipe.stdout.replaceAll('/dev/stdin', 'input')).toBe(
+      fromFile.stdout.replaceAll(fx.dir, '').replaceAll('/export.json', 'input'),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import JSON5 from 'json5';
@@ -14,8 +14,9 @@ import type { DecodedSpan, InputFormat, TrajectoryCall } from './types.js';
  * - The first non-blank line decides the layout. If it is a complete JSON value the file is
  *   read line by line with `readline` over a file stream (JSONL / NDJSON: trajectories, the
  *   collector's file exporter), so memory does not grow with the file.
- * - Otherwise the file is one (pretty-printed) JSON document: it is read whole, which is
- *   limited to {@link MAX_DOCUMENT_BYTES}.
+ * - Otherwise the file is one (pretty-printed) JSON document: the rest of the same stream is
+ *   collected and parsed whole, which is limited to {@link MAX_DOCUMENT_BYTES}. Every file is
+ *   read once, so a pipe or FIFO (`/dev/stdin`) works as a file does.
  * - The format is detected from the first parsed value unless forced.
  */
 
@@ -161,17 +162,38 @@ export async function readInputFile(file: string, forced: InputFormat | undefine
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNumber = 0;
   let sawContent = false;
+  /** The lines of a multi-line document, collected from the same stream (a pipe is read once). */
+  let documentLines: string[] | undefined;
+  let documentLength = 0;
   try {
     for await (const raw of lines) {
       lineNumber += 1;
       const text = lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+      if (documentLines !== undefined) {
+        documentLength += text.length + 1;
+        if (documentLength > MAX_DOCUMENT_BYTES) {
+          sink.problem(tooLarge());
+          return;
+        }
+        documentLines.push(text);
+        continue;
+      }
       if (text.trim() === '') continue;
       sawContent = true;
       const parsed = parse(text);
       if (layout === undefined) {
         if (!parsed.ok) {
           layout = 'document';
-          break;
+          const problem = await documentSizeProblem(file);
+          if (problem !== undefined) {
+            sink.problem(problem);
+            return;
+          }
+          // Blank lines before it keep the document's line numbers those of the file.
+          documentLines = new Array<string>(lineNumber - 1).fill('');
+          documentLines.push(text);
+          documentLength = lineNumber + text.length;
+          continue;
         }
         layout = 'lines';
       }
@@ -194,31 +216,33 @@ export async function readInputFile(file: string, forced: InputFormat | undefine
     else sink.empty?.();
     return;
   }
-  if (layout === 'lines') {
+  if (layout === 'lines' || documentLines === undefined) {
     if (format === undefined) sink.problem('no valid JSON line found');
     return;
   }
 
   // One JSON document spanning several lines.
-  let text: string;
-  try {
-    const { size } = await stat(file);
-    if (size > MAX_DOCUMENT_BYTES) {
-      sink.problem(
-        `a single JSON document of ${Math.round(size / 1048576)} MiB is larger than the ${MAX_DOCUMENT_BYTES / 1048576} MiB document limit; export one object per line (the collector's file exporter does) to stream it`,
-      );
-      return;
-    }
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    sink.problem(describeReadError(error));
-    return;
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // Emptied as it is joined: the lines are not kept beside the text while it is parsed.
+  const text = documentLines.splice(0).join('\n');
   const parsed = parse(text);
   if (!parsed.ok) {
     sink.problem(`malformed JSON: ${parsed.message}`, lineOfParseError(text, parsed.message));
     return;
   }
   handle(parsed.value, undefined, 'document');
+}
+
+/**
+ * Why a file cannot be read as one document, known before reading it: a regular file larger
+ * than {@link MAX_DOCUMENT_BYTES}. A pipe or other stream has no size to tell: it is counted as
+ * it is read.
+ */
+async function documentSizeProblem(file: string): Promise<string | undefined> {
+  const info = await stat(file);
+  return info.isFile() && info.size > MAX_DOCUMENT_BYTES ? tooLarge(info.size) : undefined;
+}
+
+function tooLarge(size?: number): string {
+  const of = size === undefined ? '' : ` of ${Math.round(size / 1048576)} MiB`;
+  return `a single JSON document${of} is larger than the ${MAX_DOCUMENT_BYTES / 1048576} MiB document limit; export one object per line (the collector's file exporter does) to stream it`;
 }
