@@ -28,6 +28,22 @@ function analyzeFromPipe(file: string, args: string[]): { code: number | null; s
   return { code: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 
+/**
+ * OTLP JSONL of `count` traces of one `execute_tool` span each (each trace is a run), the
+ * `i`-th span from `start` to `end` microseconds after a fixed epoch.
+ */
+function singleSpanTraces(count: number, at: (i: number) => { start: number; end: number }): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const traceId = (i + 1).toString(16).padStart(32, '0');
+    const { start, end } = at(i);
+    lines.push(
+      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${traceId}","spanId":"00000000000000aa","name":"execute_tool x","startTimeUnixNano":"${1_000_000 + start * 1000}","endTimeUnixNano":"${1_000_000 + end * 1000}","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"x"}}]}]}]}]}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 let fx: ReturnType<typeof fixtureDir> | undefined;
 afterEach(() => {
   fx?.cleanup();
@@ -76,15 +92,10 @@ describe('analyze, very many runs', () => {
   it('lists 130 000 runs with --all-runs', () => {
     fx = fixtureDir();
     const runs = 130_000;
-    const lines: string[] = [];
-    for (let i = 0; i < runs; i += 1) {
-      const traceId = (i + 1).toString(16).padStart(32, '0');
-      const start = 1_000_000 + i * 1000;
-      lines.push(
-        `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${traceId}","spanId":"00000000000000aa","name":"execute_tool x","startTimeUnixNano":"${start}","endTimeUnixNano":"${start + 500}","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"x"}}]}]}]}]}`,
-      );
-    }
-    const file = fx.write('many.jsonl', `${lines.join('\n')}\n`);
+    const file = fx.write(
+      'many.jsonl',
+      singleSpanTraces(runs, (i) => ({ start: i * 1000, end: i * 1000 + 500 })),
+    );
     const result = analyze(['--all-runs', file]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -139,4 +150,26 @@ describe('analyze, a pipe', () => {
       fromFile.stdout.replaceAll(fx.dir, '').replaceAll('/export.json', 'input'),
     );
   });
+});
+
+describe('analyze, more runs at once than the live-run cap', () => {
+  it('counts 12 000 single-span traces at one instant as 12 000 runs, and reports the evictions', () => {
+    fx = fixtureDir();
+    const runs = 12_000;
+    const traces = singleSpanTraces(runs, () => ({ start: 0, end: 0 }));
+    const result = analyze(['--json', fx.write('instant.jsonl', traces)]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      totals: { runs: number; calls: number; evictions: number };
+      runs: Array<{ id: string; calls: number }>;
+    };
+    expect(report.totals).toMatchObject({ runs, calls: runs });
+    expect(new Set(report.runs.map((run) => run.id)).size).toBe(runs);
+    expect(report.runs.every((run) => run.calls === 1)).toBe(true);
+    // 10 000 live at once (the processor's default cap): the first 2 000 were evicted before their end.
+    expect(report.totals.evictions).toBeGreaterThanOrEqual(2000);
+    const text = analyze([fx.write('instant-again.jsonl', traces)]).stdout;
+    expect(text).toContain(`total: ${runs} runs`);
+    expect(text).toMatch(/\d+ early releases of a run's state/);
+  }, 60_000);
 });

@@ -70,6 +70,11 @@ export interface RunReport {
   readonly events: readonly ReplayEvent[];
   /** How the run's surfaced verdicts turned out (see `AnalyzeOptions.recoveryWindow`). */
   readonly recovery: RecoveryCounts;
+  /**
+   * How often the run's state was released before its end (over `maxLiveRuns` live runs, or
+   * idle past `runIdleTtlMs`) and detection restarted in it, as in the processor; absent when never.
+   */
+  readonly evictions?: number;
   /** The run's calls, when `timelineCalls` was set. */
   readonly timeline?: RunTimelineView;
 }
@@ -99,6 +104,8 @@ export interface AnalyzeTotals {
   readonly problems: number;
   /** Recovery outcomes over every run. */
   readonly recovery: RecoveryCounts;
+  /** Early releases of runs' states (see `RunReport.evictions`), over every run. */
+  readonly evictions: number;
 }
 
 export interface AnalyzeReport {
@@ -137,6 +144,7 @@ function runReport(
     ...(counters.firstAbort !== undefined ? { firstAbort: counters.firstAbort } : {}),
     events: replay?.events ?? [],
     recovery: replay?.recovery ?? NO_RECOVERY,
+    ...(replay !== undefined && replay.evictions > 0 ? { evictions: replay.evictions } : {}),
     ...(timeline ? { timeline } : {}),
   };
 }
@@ -280,6 +288,7 @@ export async function analyze(options: AnalyzeOptions): Promise<AnalyzeReport> {
         repeated: sum((run) => run.recovery.repeated),
         runEnded: sum((run) => run.recovery.runEnded),
       },
+      evictions: sum((run) => run.evictions ?? 0),
     },
     problems,
   };

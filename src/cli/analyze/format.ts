@@ -92,6 +92,10 @@ export function formatAnalyzeText(report: AnalyzeReport, options: { allRuns?: bo
   );
   const recovery = describeRecovery(totals.recovery);
   if (recovery) out.push(`Recovery ${recovery}\n`);
+  if (totals.evictions > 0)
+    out.push(
+      `${totals.evictions} early release${totals.evictions === 1 ? '' : 's'} of a run's state (over maxLiveRuns live runs at once, or idle past runIdleTtlMs), as the processor would: detection restarted in those runs, each still counted once\n`,
+    );
   const indexes = report.inputs.filter((input) => input.format === 'index').length;
   if (indexes > 0)
     out.push(`${indexes} trajectory index file${indexes === 1 ? '' : 's'} (labels for \`sweep --index\`) skipped\n`);

@@ -61,6 +61,11 @@ export class RunReplay {
   readonly events: ReplayEvent[] = [];
   /** How the run's surfaced verdicts turned out, once it was released (with recovery tracking on). */
   recovery: RecoveryCounts | undefined = undefined;
+  /**
+   * How often the run's state was released before its end, for lack of room (`maxLiveRuns`) or
+   * for idleness, as the processor would have released it: its history was dropped each time.
+   */
+  evictions = 0;
 
   /**
    * @param keepEvents list the emitted events (off for sweeps: counters only)
@@ -146,7 +151,15 @@ export class RunReplay {
 
   /** The run was released: how its surfaced verdicts turned out. */
   recovered(counts: RecoveryCounts): void {
-    this.recovery = counts;
+    // A run released and resumed (idle, capacity) is released again: its instances add up.
+    const before = this.recovery;
+    this.recovery = before
+      ? {
+          recovered: before.recovered + counts.recovered,
+          repeated: before.repeated + counts.repeated,
+          runEnded: before.runEnded + counts.runEnded,
+        }
+      : counts;
   }
 
   /** Counts a compaction retry that armed the guard. */

@@ -1,6 +1,7 @@
 import type { ResolvedLoopDetectionConfig } from '../../engine/config.js';
 import type { EngineLogger } from '../../util/logger.js';
 import type { SpanScope } from '../../spans/run-scope.js';
+import type { RunReleaseReason } from '../../spans/run-registry.js';
 import { SpanGuard, type GuardedRun } from '../../spans/span-guard.js';
 import type { SpanReader } from '../../spans/span-reading.js';
 import { silentLogger } from '../../util/logger.js';
@@ -72,8 +73,10 @@ export class SpanReplayer {
   private readonly indexes = new WeakMap<ReplaySpan, number>();
   private readonly keepEvents: boolean;
   private readonly timelineCalls: number | undefined;
-  /** Every run instance, in order of creation. */
+  /** Every run, in order of creation (a run released early and resumed is one run). */
   readonly runs: ReplayedRun[] = [];
+  /** Runs released early (idle, capacity) by run key: the replay a resumed run goes on with. */
+  private readonly resumable = new Map<string, ReplayedRun>();
   private time = 0;
 
   constructor(options: SpanReplayerOptions) {
@@ -88,8 +91,7 @@ export class SpanReplayer {
       maxLiveRuns: options.maxLiveRuns,
       recoveryWindow: options.recoveryWindow ?? 0,
       shadow: options.shadow === true,
-      // A released run's watch is settled (`run_ended`) by then: its counts are final.
-      onRelease: (run) => this.replays.get(run)?.replay.recovered(run.loop.recovery),
+      onRelease: (run, reason) => this.released(run, reason),
     });
   }
 
@@ -134,15 +136,35 @@ export class SpanReplayer {
     this.guard.releaseAll('shutdown');
   }
 
+  /**
+   * A run's state was released. Its watch is settled (`run_ended`) by then: its counts are final.
+   * Released early (idle, capacity), it may resume: its later calls are the same run's.
+   */
+  private released(run: GuardedRun, reason: RunReleaseReason): void {
+    const replayed = this.replays.get(run);
+    if (!replayed) return;
+    replayed.replay.recovered(run.loop.recovery);
+    if (reason === 'capacity' || reason === 'idle') {
+      replayed.replay.evictions += 1;
+      this.resumable.set(run.runKey, replayed);
+    }
+  }
+
   private replayOf(run: GuardedRun, scope: SpanScope, source: string | undefined): ReplayedRun {
     let replayed = this.replays.get(run);
     if (!replayed) {
-      const timeline = this.timelineCalls !== undefined ? new RunTimeline(this.timelineCalls) : undefined;
-      replayed = { runKey: run.runId, source, replay: new RunReplay(this.keepEvents, timeline) };
+      replayed = this.resumable.get(run.runKey) ?? this.newRun(run, source);
+      this.resumable.delete(run.runKey);
       this.replays.set(run, replayed);
-      this.runs.push(replayed);
     }
     if (replayed.agentId === undefined && scope.agentId !== undefined) replayed.agentId = scope.agentId;
+    return replayed;
+  }
+
+  private newRun(run: GuardedRun, source: string | undefined): ReplayedRun {
+    const timeline = this.timelineCalls !== undefined ? new RunTimeline(this.timelineCalls) : undefined;
+    const replayed: ReplayedRun = { runKey: run.runId, source, replay: new RunReplay(this.keepEvents, timeline) };
+    this.runs.push(replayed);
     return replayed;
   }
 }
