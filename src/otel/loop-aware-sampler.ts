@@ -105,7 +105,8 @@ export class ToolLoopSampler implements Sampler {
 
   /**
    * The processor's `onLoopEvent` and `onAbort`: each samples the looping run in, then calls
-   * yours, if given (what yours throws is the processor's to catch and log, as without this).
+   * yours, if given (what yours throws, or its promise rejects with, is the processor's to catch
+   * and log, as without this).
    *
    * @example
    * const sampler = new ToolLoopSampler(new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.1) }));
@@ -119,13 +120,14 @@ export class ToolLoopSampler implements Sampler {
       onLoopEvent: onLoopEvent
         ? (event) => {
             this.onLoopEvent(event);
-            onLoopEvent(event);
+            // Returned: the processor handles the promise of an async callback (its rejection).
+            return onLoopEvent(event);
           }
         : this.onLoopEvent,
       onAbort: onAbort
         ? (event) => {
             this.onAbort(event);
-            onAbort(event);
+            return onAbort(event);
           }
         : this.onAbort,
     };

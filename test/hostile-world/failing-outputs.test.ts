@@ -119,6 +119,26 @@ console.log(JSON.stringify({
   });
 });
 
+describe('async callbacks passed through ToolLoopSampler.callbacks', () => {
+  it('are handled as when passed directly: a rejection is logged, never unhandled', () => {
+    const run = runWithBuiltPackage(`${PRELUDE}
+const { AlwaysOffSampler } = await import('@opentelemetry/sdk-trace-base');
+const sampler = new pkg.ToolLoopSampler(new AlwaysOffSampler());
+const processor = await pkg.ToolLoopSpanProcessor.create({
+  config: SMALL,
+  ...sampler.callbacks({ onLoopEvent: async (e) => { throw new Error('rejected ' + e.level); } }),
+});
+const provider = new BasicTracerProvider({ sampler, spanProcessors: [processor] });
+loop(provider.getTracer('t'), 'run-1', 4);
+await settle();
+console.log(JSON.stringify(errors.filter((line) => line.includes('callback rejected')).length));
+`);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('2');
+  });
+});
+
 describe('a tracer provider that cannot hand out a tracer', () => {
   const throwing: TracerProvider = {
     getTracer: () => {
