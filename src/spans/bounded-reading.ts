@@ -7,9 +7,9 @@ import type { RunScopeHint, ToolCallEnd, ToolCallStart } from './adapters/adapte
  * names extracted from error texts) are within the bound, so bounding them changes nothing.
  */
 
-/** Whether a text read from a span is over the bound (most never are: one comparison each). */
-function over(text: string | undefined): boolean {
-  return text !== undefined && text.length > MAX_KEPT_TEXT_LENGTH;
+/** Whether a text read from a span is within the bound (`undefined`: no text). */
+function fits(text: string | undefined): boolean {
+  return text === undefined || text.length <= MAX_KEPT_TEXT_LENGTH;
 }
 
 function bounded<T extends string | undefined>(text: T): T {
@@ -21,32 +21,41 @@ function bounded<T extends string | undefined>(text: T): T {
  * digest alone), with the digest bounded; any other is bounded whole.
  */
 function boundedArgsHash(argsHash: string | undefined, toolName: string): string | undefined {
-  if (argsHash === undefined || argsHash.length <= MAX_KEPT_TEXT_LENGTH) return argsHash;
+  if (fits(argsHash)) return argsHash;
+  const hash = argsHash!;
   const n = toolName.length;
-  if (argsHash.charCodeAt(n) === 0x3a && argsHash.startsWith(toolName) && argsHash.indexOf(':', n + 1) < 0)
-    return `${toolName}:${boundedText(argsHash.slice(n + 1))}`;
-  return boundedText(argsHash);
+  if (hash.charCodeAt(n) === 0x3a && hash.startsWith(toolName) && hash.indexOf(':', n + 1) < 0)
+    return `${toolName}:${boundedText(hash.slice(n + 1))}`;
+  return boundedText(hash);
 }
 
 /** A typed-error identity `<family>:<CODE>` keeps its shape (the history reads the family back), each part bounded. */
 function boundedTypedError(typedError: string | undefined): string | undefined {
-  if (!over(typedError)) return typedError;
-  const colon = typedError!.lastIndexOf(':');
-  if (colon < 0) return boundedText(typedError!);
-  return `${boundedText(typedError!.slice(0, colon))}:${boundedText(typedError!.slice(colon + 1))}`;
+  if (fits(typedError)) return typedError;
+  const text = typedError!;
+  const colon = text.lastIndexOf(':');
+  if (colon < 0) return boundedText(text);
+  return `${boundedText(text.slice(0, colon))}:${boundedText(text.slice(colon + 1))}`;
 }
 
-/** A tool call's start reading with its texts bounded (the reading itself when none is over). */
+/*
+ * Each reading is checked in a few comparisons, small enough to inline where it is read; the
+ * copy with bounded texts (almost never needed) is built apart.
+ */
+
+/** A tool call's start reading with its texts bounded (the reading itself when they all fit). */
 export function boundedStart(start: ToolCallStart): ToolCallStart {
   const facts = start.callFacts;
-  if (
-    !over(start.toolName) &&
-    !over(start.toolCallId) &&
-    !over(start.argsHash) &&
-    !over(facts?.mutationTargetHash) &&
-    !over(facts?.failureFamily)
-  )
-    return start;
+  return fits(start.toolName) &&
+    fits(start.toolCallId) &&
+    fits(start.argsHash) &&
+    (facts === undefined || (fits(facts.mutationTargetHash) && fits(facts.failureFamily)))
+    ? start
+    : boundStart(start);
+}
+
+function boundStart(start: ToolCallStart): ToolCallStart {
+  const facts = start.callFacts;
   const toolName = boundedText(start.toolName);
   return {
     ...start,
@@ -64,15 +73,17 @@ export function boundedStart(start: ToolCallStart): ToolCallStart {
 /** A tool call's end reading with its texts bounded; `toolName` is the call's (bounded) tool name. */
 export function boundedEnd(end: ToolCallEnd, toolName: string): ToolCallEnd {
   const facts = end.outcomeFacts;
-  if (
-    !over(end.argsHash) &&
-    !over(end.resultHash) &&
-    !over(end.unknownToolName) &&
-    !over(facts?.typedError) &&
-    !over(facts?.failureIdentityHash) &&
-    !over(facts?.mutationTargetHash)
-  )
-    return end;
+  return fits(end.argsHash) &&
+    fits(end.resultHash) &&
+    fits(end.unknownToolName) &&
+    (facts === undefined ||
+      (fits(facts.typedError) && fits(facts.failureIdentityHash) && fits(facts.mutationTargetHash)))
+    ? end
+    : boundEnd(end, toolName);
+}
+
+function boundEnd(end: ToolCallEnd, toolName: string): ToolCallEnd {
+  const facts = end.outcomeFacts;
   return {
     ...end,
     argsHash: boundedArgsHash(end.argsHash, toolName),
@@ -89,6 +100,7 @@ export function boundedEnd(end: ToolCallEnd, toolName: string): ToolCallEnd {
 
 /** Run-scope hints with the run and agent ids bounded. */
 export function boundedHint(hint: RunScopeHint): RunScopeHint {
-  if (!over(hint.runId) && !over(hint.agentId)) return hint;
-  return { ...hint, runId: bounded(hint.runId), agentId: bounded(hint.agentId) };
+  return fits(hint.runId) && fits(hint.agentId)
+    ? hint
+    : { ...hint, runId: bounded(hint.runId), agentId: bounded(hint.agentId) };
 }
