@@ -74,4 +74,6 @@ export const DEFAULT_LOOP_DETECTION_CONFIG: ResolvedLoopDetectionConfig = Object
     redundantCall: false,
   }),
   postCompactionGuard: Object.freeze({ enabled: true, windowSize: DEFAULT_POST_COMPACTION_WINDOW_SIZE }),
+  // Own, so that no `byTool` is ever found through a polluted `Object.prototype`.
+  byTool: undefined,
 });

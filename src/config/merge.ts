@@ -24,7 +24,7 @@ export function mergeLoopDetectionConfig(
     // Keyed by tool names, which may be anything (`__proto__` included): no prototype to reach.
     const byTool = Object.assign(Object.create(null) as NonNullable<LoopDetectionConfig['byTool']>, global.byTool);
     for (const [tool, thresholds] of Object.entries(agent.byTool ?? {}))
-      byTool[tool] = { ...byTool[tool], ...thresholds };
+      byTool[tool] = overlay(byTool[tool], thresholds);
     merged.byTool = byTool;
   }
   return merged;

@@ -1,3 +1,4 @@
+import { boundedText } from '../util/bounded-text.js';
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { DEFAULT_LOOP_DETECTION_CONFIG as D, ladderWarning, MIN_CYCLE_LAPS } from './defaults.js';
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
@@ -54,8 +55,8 @@ export function resolveLoopDetectionConfig(
   }
   const source = withProfile(given, prefix, logger);
   const base = resolveBlock(source, prefix, logger);
-  const byTool = resolveByTool(source, prefix, logger);
-  return byTool ? { ...base, byTool } : base;
+  // `byTool` is the resolution's own property even when absent: never one inherited.
+  return { ...base, byTool: resolveByTool(source, prefix, logger) };
 }
 
 /**
@@ -99,7 +100,9 @@ function resolveByTool(
       },
       error: (message) => logger.error(message),
     };
-    byTool.set(tool, resolveBlock({ ...source, ...thresholds }, path, entryLogger));
+    // Without a prototype, as the block it overlays; keyed as tool names read from spans are.
+    const block = Object.assign(Object.create(null) as Record<string, unknown>, source, thresholds);
+    byTool.set(boundedText(tool), resolveBlock(block, path, entryLogger));
   }
   return byTool.size > 0 ? byTool : undefined;
 }

@@ -32,6 +32,7 @@ const POLLUTION: Record<string, unknown> = {
   postCompactionGuard: { enabled: false, windowSize: 1_000_000 },
   windowSize: 1_000_000,
   detectors: { genericRepeat: false },
+  byTool: { read: { warningThreshold: 1_000_000, criticalThreshold: 1_000_001 } },
   // The OpenClaw shape around the block, and the agents list.
   tools: { loopDetection: { enabled: false } },
   loopDetection: { enabled: false },
@@ -99,6 +100,14 @@ async function observe(): Promise<Record<string, unknown>> {
     seen.globalEvents = w.loopEvents.map((event) => `${event.level}:${event.detector}`);
   });
 
+  // A tool's own thresholds over the global block (byTool), its sections absent too.
+  const byTool = { read: { criticalThreshold: 4 } };
+  await withWorld({ config: { tools: { loopDetection: { ...SMALL.tools.loopDetection, byTool } } } }, async (w) => {
+    const root = runRoot(w.tracer, 'by-tool');
+    seen.byTool = repeatRead(w.tracer, root, 5);
+    root.end();
+  });
+
   // An agent's block merged over the global one (agents.list).
   const agents = { list: [{ id: 'agent-b', tools: { loopDetection: { criticalThreshold: 4 } } }] };
   await withWorld({ config: { ...SMALL, agents } }, async (w) => {
@@ -140,6 +149,7 @@ describe('a polluted Object.prototype', () => {
     expect(clean).toEqual({
       global: [undefined, undefined, 'warning', 'critical'],
       globalEvents: ['warning:generic_repeat', 'critical:generic_repeat'],
+      byTool: [undefined, undefined, 'warning', 'warning', 'critical'],
       agent: [undefined, undefined, 'warning', 'warning', 'critical'],
       guard: 'compaction_loop_persisted',
       aborts: 1,
