@@ -1,6 +1,7 @@
 import { context } from '@opentelemetry/api';
 import { setContextRun } from '../otel/context-run.js';
 import { runIdOf } from '../spans/run-id.js';
+import { boundedText } from '../util/bounded-text.js';
 
 /** The run {@link withRun} puts in the context. */
 export interface WithRunOptions {
@@ -28,7 +29,10 @@ export function withRun<T>(options: WithRunOptions, fn: () => T): T {
   // Read as every entry point reads run ids, so that `runSignal(runId)` finds this run.
   const runId = typeof options?.runId === 'string' ? runIdOf(options.runId) : undefined;
   if (runId === undefined) throw new TypeError('withRun: options.runId must be a non-blank string');
+  // Bounded as agent ids read from spans are (a span's own id wins over this one).
   const agentId =
-    typeof options.agentId === 'string' && options.agentId.trim() !== '' ? options.agentId.trim() : undefined;
+    typeof options.agentId === 'string' && options.agentId.trim() !== ''
+      ? boundedText(options.agentId.trim())
+      : undefined;
   return context.with(setContextRun(context.active(), { runId, agentId }), fn);
 }

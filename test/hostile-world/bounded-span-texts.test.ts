@@ -4,11 +4,11 @@
  * a digest of the whole, a string of its own, so the history never holds the big text (nor a
  * slice that keeps it alive), while two long texts that differ anywhere stay apart.
  */
-import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolLoopBlockedError, traceRun, traceToolCall } from '../../src/index.js';
+import { ToolLoopBlockedError, traceRun, traceToolCall, withRun } from '../../src/index.js';
 import { createWorld, resetGlobals, runRoot, sc, SMALL, toolCall, type World } from './harness.js';
 
 let world: World | undefined;
@@ -90,6 +90,22 @@ describe('texts taken from spans', () => {
     expect(signal.aborted).toBe(true);
     expect(other.aborted).toBe(false);
     expect(world.loopEvents.map((event) => event.runId.length)).toEqual([CAP, CAP]);
+  });
+
+  it('withRun bounds its run and agent ids alike: runSignal finds the run, events carry bounded ids', async () => {
+    world = await createWorld({ config: SMALL, abortOnCritical: true });
+    const runId = megabyte('with-run');
+    const signal = world.processor.runSignal(runId);
+    const tracer = world.tracer;
+    withRun({ runId, agentId: megabyte('agent') }, () => {
+      for (let i = 0; i < 4; i += 1)
+        toolCall(tracer, { tool: 'read', args: '{"p":1}', result: '"same"', parent: context.active() });
+    });
+    expect(signal.reason).toBeInstanceOf(ToolLoopBlockedError);
+    expect(world.loopEvents.map((event) => [event.runId.length, event.agentId?.length])).toEqual([
+      [CAP, CAP],
+      [CAP, CAP],
+    ]);
   });
 
   it('a long name of an unavailable tool (tool_loop.unknown_tool) is bounded in the verdict', async () => {
