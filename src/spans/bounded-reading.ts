@@ -1,5 +1,5 @@
 import { boundedText, MAX_KEPT_TEXT_LENGTH } from '../util/bounded-text.js';
-import type { RunScopeHint, ToolCallEnd, ToolCallStart } from './adapters/adapter.js';
+import type { ChatToolCalls, RunScopeHint, ToolCallEnd, ToolCallStart, ToolResultMessage } from './adapters/adapter.js';
 
 /*
  * Every text taken from a span is bounded as it is read (see `boundedText`), whatever adapter
@@ -103,4 +103,24 @@ export function boundedHint(hint: RunScopeHint): RunScopeHint {
   return fits(hint.runId) && fits(hint.agentId)
     ? hint
     : { ...hint, runId: bounded(hint.runId), agentId: bounded(hint.agentId) };
+}
+
+/**
+ * What a model-call span says about tool calls, with the requested calls' tool names and ids and
+ * the results' call ids bounded as a tool span's are (a tool span claims a requested call by them).
+ */
+export function boundedChat(chat: ChatToolCalls): ChatToolCalls {
+  const { requested, results } = chat;
+  return requested.every((call) => fits(call.toolName) && fits(call.toolCallId)) &&
+    results.every((result) => fits(result.toolCallId))
+    ? chat
+    : {
+        ...chat,
+        requested: requested.map((call) => ({
+          ...call,
+          toolName: boundedText(call.toolName),
+          toolCallId: bounded(call.toolCallId),
+        })),
+        results: results.map((result): ToolResultMessage => ({ ...result, toolCallId: bounded(result.toolCallId) })),
+      };
 }

@@ -13,7 +13,7 @@ import type {
   ToolResultMessage,
   ToolSpanAdapter,
 } from './adapters/adapter.js';
-import { boundedEnd, boundedHint, boundedStart } from './bounded-reading.js';
+import { boundedChat, boundedEnd, boundedHint, boundedStart } from './bounded-reading.js';
 import { HashOnlyResultCheck } from './hash-only-result.js';
 import { parseJsonAttribute } from './json-attribute.js';
 import { ALL_ADAPTERS, inMask, SpanTriggers, type AdapterMask } from './span-triggers.js';
@@ -587,7 +587,7 @@ class LiveChatCalls implements ChatCallsSource {
   ) {}
 
   read(span: SpanView): ChatCalls {
-    const { requested, results } = this.adapter.readChat!(span);
+    const { requested, results } = boundedChat(this.adapter.readChat!(span));
     const { digester } = this;
     const calls: RequestedCall[] = [];
     for (const { toolName, toolCallId, arguments: rawArguments } of requested) {

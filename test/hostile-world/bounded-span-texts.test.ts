@@ -4,7 +4,7 @@
  * a digest of the whole, a string of its own, so the history never holds the big text (nor a
  * slice that keeps it alive), while two long texts that differ anywhere stay apart.
  */
-import { context, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -105,6 +105,42 @@ describe('texts taken from spans', () => {
     expect(world.loopEvents.map((event) => [event.runId.length, event.agentId?.length])).toEqual([
       [CAP, CAP],
       [CAP, CAP],
+    ]);
+  });
+
+  it('model-call spans: a requested call’s long tool name and call id are bounded, and its result still found', async () => {
+    world = await createWorld({ config: SMALL });
+    const root = runRoot(world.tracer, 'chat-run');
+    const tool = megabyte('lookup');
+    const callId = (turn: number) => megabyte(`call-${turn}`);
+    const part = (turn: number) => ({ type: 'tool_call', id: callId(turn), name: tool, arguments: { q: 1 } });
+    const messages: unknown[] = [{ role: 'user', parts: [{ type: 'text', content: 'go' }] }];
+    for (let turn = 0; turn < 4; turn += 1) {
+      const span = world.tracer.startSpan(
+        'chat model',
+        {
+          attributes: {
+            [sc.ATTR_GEN_AI_OPERATION_NAME]: 'chat',
+            [sc.ATTR_GEN_AI_INPUT_MESSAGES]: JSON.stringify(messages),
+          },
+        },
+        trace.setSpan(context.active(), root),
+      );
+      span.setAttribute(
+        sc.ATTR_GEN_AI_OUTPUT_MESSAGES,
+        JSON.stringify([{ role: 'assistant', parts: [part(turn)], finish_reason: 'tool_call' }]),
+      );
+      span.end();
+      messages.push(
+        { role: 'assistant', parts: [part(turn)] },
+        { role: 'tool', parts: [{ type: 'tool_call_response', id: callId(turn), response: 'same' }] },
+      );
+    }
+    root.end();
+    // The third identical call warns, and the fourth is blocked, only if the earlier results were matched to their calls.
+    expect(world.loopEvents.map((event) => [event.level, event.toolName.length])).toEqual([
+      ['warning', CAP],
+      ['critical', CAP],
     ]);
   });
 
