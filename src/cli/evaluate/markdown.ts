@@ -16,15 +16,11 @@ export function section(name: string, body: string): string {
 const of = (part: number, whole: number) => (whole === 0 ? '–' : `${part}/${whole}`);
 const bold = (text: string, when: boolean) => (when ? `**${text}**` : text);
 
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
-}
-
 /** `median (max)` of the calls between a loop's start and its first block. */
 function afterStart(after: readonly number[]): string {
-  return after.length === 0 ? '–' : `${median(after)} (${Math.max(...after)})`;
+  if (after.length === 0) return '–';
+  const sorted = [...after].sort((a, b) => a - b);
+  return `${sorted[Math.floor((sorted.length - 1) / 2)]} (${sorted[sorted.length - 1]})`;
 }
 
 /** The evaluation data: runs per set-up and what they are. */
