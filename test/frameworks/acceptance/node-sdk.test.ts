@@ -35,7 +35,7 @@ let sdk: NodeSDK;
 beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  // README "Use it": the guard BEFORE the exporting processor; NodeSDK installs the context
+  // The README's quick start: the guard BEFORE the exporting processor; NodeSDK installs the context
   // manager. The in-memory exporter after them is the test's view of what was exported.
   loopGuard = await createGuard(events, aborts);
   batch = new BatchSpanProcessor(new OTLPTraceExporter());
@@ -80,7 +80,7 @@ interface OtlpSpan {
   events?: Array<{ name: string }>;
 }
 
-describe('README "Use it": NodeSDK with the guard before a BatchSpanProcessor(OTLPTraceExporter), the AI SDK 6 recipe', () => {
+describe('the README quick start: NodeSDK with the guard before a BatchSpanProcessor(OTLPTraceExporter), the AI SDK 6 recipe', () => {
   variantTests({}, runAgent);
 
   it('the OTLP export carries tool_loop.warning on the 11th and tool_loop.blocked on the 21st tool span', async () => {
