@@ -65,8 +65,9 @@ export interface PostCompactionGuardConfig {
 export interface LoopDetectionConfig {
   /**
    * A named profile whose settings apply under every key set explicitly (explicit keys win;
-   * nested `detectors` keys one by one). `'small-model'`: detection on, OpenClaw's rules at
-   * warning 3 / critical 5, and the opt-in detectors on (see `profiles/small-model.json5`).
+   * nested `detectors` keys one by one). `'small-model'`, the recommended profile: detection on,
+   * identical calls back to back warned at 8 and blocked at 10, `ping_pong` only with no-progress
+   * evidence, `similar_outcome` on (see `profiles/small-model.json5`).
    * Unknown names are ignored with a warning. Default: none.
    */
   profile?: LoopDetectionProfileName;
