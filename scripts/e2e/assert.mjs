@@ -11,6 +11,7 @@
 // call count); the guard_armed events, which the demo does not print, are counted in the spans Jaeger
 // returns. Every count the pipeline produced is then compared with those.
 import { readFileSync } from 'node:fs';
+import { eventually, getJson, tagOf } from './http.mjs';
 
 const [mode, service, demoOutput] = process.argv.slice(2);
 const env = (name) => {
@@ -19,7 +20,6 @@ const env = (name) => {
   return v;
 };
 const JAEGER = env('E2E_JAEGER_URLS').split(/\s+/);
-const TIMEOUT_MS = 90_000;
 
 const EVENT = {
   warning: 'tool_loop.warning',
@@ -51,34 +51,6 @@ const same = (a, b) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b
 const sortKeys = (o) => Object.fromEntries(Object.entries(o).sort(([x], [y]) => x.localeCompare(y)));
 const show = (o) => JSON.stringify(sortKeys(o));
 
-/**
- * Polls `probe(why)` until it returns a value other than undefined; `why(reason)` records why not yet and
- * returns undefined. On timeout throws with the last reason.
- */
-async function eventually(what, probe) {
-  const deadline = Date.now() + TIMEOUT_MS;
-  let last = 'no attempt finished';
-  for (;;) {
-    try {
-      const r = await probe((reason) => {
-        last = reason;
-        return undefined;
-      });
-      if (r !== undefined) return r;
-    } catch (e) {
-      last = e.message;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${TIMEOUT_MS / 1000}s waiting for ${what}: ${last}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-async function getJson(url) {
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
 // ── the demo's own account ───────────────────────────────────────────────────────────────────────────
 /** Per agent: calls, outcome and its loop events `{ event, detector, count, tool }` from the demo output. */
 function readDemo(file) {
@@ -105,7 +77,6 @@ function readDemo(file) {
 }
 
 // ── Jaeger ───────────────────────────────────────────────────────────────────────────────────────────
-const tagOf = (tags, key) => tags.find((t) => t.key === key)?.value;
 const fieldsOf = (log) => Object.fromEntries(log.fields.map((f) => [f.key, f.value]));
 // Span start times are kept to the millisecond, so two blocked calls in a row can tie; the
 // demo numbers its call ids (`<agent>-<n>`), which orders them.
