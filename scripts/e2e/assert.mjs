@@ -11,7 +11,7 @@
 // call count); the guard_armed events, which the demo does not print, are counted in the spans Jaeger
 // returns. Every count the pipeline produced is then compared with those.
 import { readFileSync } from 'node:fs';
-import { eventually, getJson, tagOf } from './http.mjs';
+import { eventually, getJson, runMode, tagOf } from './http.mjs';
 
 const [mode, service, demoOutput] = process.argv.slice(2);
 const env = (name) => {
@@ -589,15 +589,8 @@ async function shadow() {
   );
 }
 
-const modes = { single, lb, shadow };
-if (!modes[mode] || !service || !demoOutput) {
-  console.error('usage: node scripts/e2e/assert.mjs single|lb|shadow <service.name> <demo output file>');
-  process.exit(2);
-}
-try {
-  await modes[mode]();
-  console.log(`${mode}: ${checks} assertions passed`);
-} catch (error) {
-  console.error(error.message);
-  process.exit(1);
-}
+await runMode({ single, lb, shadow }, mode, {
+  usage: 'usage: node scripts/e2e/assert.mjs single|lb|shadow <service.name> <demo output file>',
+  argsGiven: Boolean(service && demoOutput),
+  count: () => checks,
+});

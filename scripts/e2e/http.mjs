@@ -1,6 +1,6 @@
-// HTTP helpers shared by the live checks' assertions (scripts/e2e/assert.mjs, scripts/e2e/assert-serve.mjs):
+// Helpers shared by the live checks' assertions (scripts/e2e/assert.mjs, scripts/e2e/assert-serve.mjs):
 // each program is asked through its own HTTP API, and polled until it shows what is expected or a deadline
-// passes.
+// passes; each script runs one mode of assertions per call.
 
 /**
  * Polls `probe(why)` until it returns a value other than undefined; `why(reason)` records why not yet and
@@ -32,3 +32,21 @@ export async function getJson(url) {
 
 /** The value of `key` among Jaeger's `[{key, type, value}]` tags (span tags, process tags). */
 export const tagOf = (tags, key) => tags.find((t) => t.key === key)?.value;
+
+/**
+ * Runs `modes[mode]()` and prints how many assertions passed (`count()`); exits 1 with the message of a
+ * failed assertion, 2 with `usage` for an unknown mode or missing arguments (`argsGiven` false).
+ */
+export async function runMode(modes, mode, { usage, argsGiven = true, count }) {
+  if (!modes[mode] || !argsGiven) {
+    console.error(usage);
+    process.exit(2);
+  }
+  try {
+    await modes[mode]();
+    console.log(`${mode}: ${count()} assertions passed`);
+  } catch (error) {
+    console.error(error.message);
+    process.exit(1);
+  }
+}

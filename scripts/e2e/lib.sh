@@ -26,6 +26,7 @@ e2e_init() {
   TIMINGS=()
   PIDS=()
   NAMES=()
+  STOPPED=()
   trap cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
@@ -45,6 +46,27 @@ start() {
   "$@" >"$LOGS/$name.log" 2>&1 &
   PIDS+=("$!")
   NAMES+=("$name")
+}
+
+# The PID of the process start() named NAME (empty when there is none).
+pid_of() {
+  local i found=""
+  for i in "${!NAMES[@]}"; do
+    if [ "${NAMES[$i]}" = "$1" ]; then found="${PIDS[$i]}"; fi
+  done
+  echo "$found"
+}
+
+# Sends SIGNAL to one process by its start() name and waits up to 10s for it to exit.
+stop_one() {
+  local name="$1" signal="${2:-TERM}" pid
+  pid="$(pid_of "$name")"
+  [ -n "$pid" ] || fail "no process named $name was started"
+  kill "-$signal" "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then fail "$name (pid $pid) did not exit within 10s of SIG$signal"; fi
+  wait "$pid" 2>/dev/null || true
+  STOPPED+=("$pid")
 }
 
 stop_all() {
@@ -91,14 +113,21 @@ cleanup() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Fails, naming it, when a process that start() started has exited without stop_one() stopping it.
+check_alive() {
+  local j
+  for j in "${!PIDS[@]}"; do
+    [[ " ${STOPPED[*]} " == *" ${PIDS[$j]} "* ]] && continue
+    kill -0 "${PIDS[$j]}" 2>/dev/null || fail "${NAMES[$j]} exited (see its log above) while waiting for $1"
+  done
+}
+
 # Waits until `curl URL` answers 2xx, or fails naming the process whose log explains why.
 wait_http() {
   local what="$1" url="$2" i
   for i in $(seq 1 300); do
     curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null && return 0
-    for j in "${!PIDS[@]}"; do
-      kill -0 "${PIDS[$j]}" 2>/dev/null || fail "${NAMES[$j]} exited (see its log above) while waiting for $what"
-    done
+    check_alive "$what"
     sleep 0.2
   done
   fail "$what did not answer at $url within 60s"
@@ -109,6 +138,7 @@ wait_port() {
   local what="$1" port="$2"
   for _ in $(seq 1 300); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    check_alive "$what"
     sleep 0.2
   done
   fail "$what is not listening on 127.0.0.1:$port within 60s"
