@@ -24,7 +24,8 @@
 #   Every process is stopped at the end, on success and on failure (scripts/e2e/lib.sh).
 #
 # Environment: TLG_E2E_KEEP=1 keeps the work directory (logs, configs, agent summaries); TLG_SERVE_CMD,
-# TLG_SERVE_PROBE, TLG_SERVE_LOSS_REPORT and TLG_SERVE_ALERTS override the service's settings below.
+# TLG_SERVE_PROBE, TLG_SERVE_LOSS_REPORT and TLG_SERVE_ALERTS override the service's settings below;
+# TLG_SERVE_REQUIRED=1 fails instead of skipping when serve is not there.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -72,6 +73,7 @@ if $SERVE_PROBE >"$LOGS/serve-probe.log" 2>&1; then
   echo "serve found: $SERVE_PROBE"
 else
   echo "serve not found ($SERVE_PROBE: $(head -n 1 "$LOGS/serve-probe.log"))"
+  [ "${TLG_SERVE_REQUIRED:-0}" = 1 ] && fail "TLG_SERVE_REQUIRED=1 but serve is not there: $SERVE_PROBE failed"
 fi
 
 # ── 2. otelcol validate ──────────────────────────────────────────────────────────────────────────────
