@@ -66,7 +66,35 @@ function toolMessageOutput(content: string, callId: string): string {
   });
 }
 
+/** JSON of a ToolMessage as LangChain Python's `message_to_dict` writes it (OpenInference for Python). */
+function pythonToolMessageOutput(content: string, callId: string): string {
+  return JSON.stringify({
+    type: 'tool',
+    data: {
+      content,
+      additional_kwargs: {},
+      type: 'tool',
+      name: 'check_status',
+      id: null,
+      tool_call_id: callId,
+      status: 'success',
+    },
+  });
+}
+
 describe('openInferenceAdapter', () => {
+  it("reads a Python agent's ToolMessage by its content: results differing only by tool_call_id match", async () => {
+    const { tracer } = await setup();
+    const agent = startRun(tracer, 'LangGraph', 'CHAIN', undefined, 'py-sess');
+    const calls = [];
+    for (let n = 1; n <= 5; n += 1)
+      calls.push(
+        toolRun(tracer, agent, 'py-sess', '{"order":"A-1"}', pythonToolMessageOutput('shipped', `call_${n}`), n),
+      );
+    expect(calls[4].atEnd?.level).toBe('critical');
+    agent.end();
+  });
+
   it('judges LangChain tool spans at end, scoped by session.id across child runs', async () => {
     const { tracer, events, exporter, processor } = await setup();
     const agent = startRun(tracer, 'AgentExecutor', 'CHAIN', undefined, 'sess-1');
