@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,19 @@ export function fixtureDir(): { dir: string; write(name: string, content: string
 
 /** `../shared/trajectories` relative to the repository root. */
 export const TRAJECTORIES = fileURLToPath(new URL('../../../shared/trajectories/', import.meta.url));
+
+/**
+ * Why the tests on the evaluation data cannot run here (`''` when they can): the data lives next
+ * to the repository, not in it, and a clone alone has none.
+ */
+export const TRAJECTORIES_MISSING = existsSync(join(TRAJECTORIES, 'index.json'))
+  ? ''
+  : `${TRAJECTORIES}index.json not found: the evaluation data lives next to the repository, not in it`;
+
+/** A suite name that says, when the evaluation data is missing, why the suite is skipped. */
+export function onTrajectories(name: string): string {
+  return TRAJECTORIES_MISSING === '' ? name : `${name} (skipped: ${TRAJECTORIES_MISSING})`;
+}
 
 /** Trajectory JSONL text from calls. */
 export function jsonl(lines: readonly object[]): string {

@@ -118,126 +118,129 @@ async function expectInViewport(locator: Locator): Promise<{ x: number; y: numbe
   return box!;
 }
 
-describe.skipIf(MISSING !== '' && !IN_CI)('HTML report in headless Chromium', () => {
-  let fx: ReturnType<typeof fixtureDir> | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-  const dialogs: string[] = [];
-  const requests: string[] = [];
-  let stdout = '';
+describe.skipIf(MISSING !== '' && !IN_CI)(
+  `HTML report in headless Chromium${MISSING !== '' && !IN_CI ? ` (skipped: ${MISSING})` : ''}`,
+  () => {
+    let fx: ReturnType<typeof fixtureDir> | undefined;
+    let browser: Browser | undefined;
+    let page: Page;
+    const dialogs: string[] = [];
+    const requests: string[] = [];
+    let stdout = '';
 
-  beforeAll(async () => {
-    if (!CHROMIUM) throw new Error(`${MISSING} — CI is set, and the HTML report must be checked in Chromium there`);
-    fx = fixtureDir();
-    const input = fx.write(
-      'traces.jsonl',
-      [otlpDocument(CYCLE_TRACE, cyclingRun()), otlpDocument(HOSTILE_TRACE, hostileRun())]
-        .map((document) => JSON.stringify(document))
-        .join('\n') + '\n',
-    );
-    // OpenClaw's rules at warning 3 / critical 5, and the opt-in result-aware cycle detector.
-    const config = fx.write(
-      'loop.json5',
-      '{ tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 5, cycleCriticalLaps: 2, detectors: { resultCycle: true } } } }',
-    );
-    const report = join(fx.dir, 'report.html');
-    const cli = await runCli(['analyze', '--config', config, '--html', report, input]);
-    expect(cli.code).toBe(0);
-    expect(cli.stderr).toBe(`HTML report written to ${report}\n`);
-    stdout = cli.stdout;
-    expect(readFileSync(report, 'utf8')).not.toContain('<img');
+    beforeAll(async () => {
+      if (!CHROMIUM) throw new Error(`${MISSING} — CI is set, and the HTML report must be checked in Chromium there`);
+      fx = fixtureDir();
+      const input = fx.write(
+        'traces.jsonl',
+        [otlpDocument(CYCLE_TRACE, cyclingRun()), otlpDocument(HOSTILE_TRACE, hostileRun())]
+          .map((document) => JSON.stringify(document))
+          .join('\n') + '\n',
+      );
+      // OpenClaw's rules at warning 3 / critical 5, and the opt-in result-aware cycle detector.
+      const config = fx.write(
+        'loop.json5',
+        '{ tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 5, cycleCriticalLaps: 2, detectors: { resultCycle: true } } } }',
+      );
+      const report = join(fx.dir, 'report.html');
+      const cli = await runCli(['analyze', '--config', config, '--html', report, input]);
+      expect(cli.code).toBe(0);
+      expect(cli.stderr).toBe(`HTML report written to ${report}\n`);
+      stdout = cli.stdout;
+      expect(readFileSync(report, 'utf8')).not.toContain('<img');
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
-    page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+      page = await browser.newPage({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      page.on('request', (request) => {
+        if (!request.url().startsWith('file:')) requests.push(request.url());
+      });
+      await page.goto(pathToFileURL(report).href);
+    }, 60_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      fx?.cleanup();
     });
-    page.on('request', (request) => {
-      if (!request.url().startsWith('file:')) requests.push(request.url());
+
+    it('shows the cycling run first, its blocks and its repeated calls in the first screen, in distinct colours', async () => {
+      expect(stdout).toContain('block  result_cycle');
+      const run = page.locator(`section.run[data-run^="${CYCLE_TRACE}"]`);
+      await expect.poll(() => run.isVisible()).toBe(true);
+      const summary = await run.getByTestId('summary').innerText();
+      expect(summary).toMatch(
+        /^13 calls · 9 repeats · cycle of period 3 · 6 blocks · first block at call 8 · wasted in a detected loop: up to [\d,]+ tokens, \d+ ms · after a warning or block: 0 left the loop, 5 repeated it, 1 ended the run$/,
+      );
+
+      // The cycle's second lap is blocked, every member of it (the opt-in detector's per-cycle breaking).
+      const blocks = run.locator('li.call[data-kind="block"]');
+      expect(await blocks.count()).toBe(6);
+      const block = run.locator('li.call[data-call="8"]');
+      expect(await block.getAttribute('data-kind')).toBe('block');
+      const blockBox = await expectInViewport(block);
+      expect(await block.innerText()).toContain('BLOCK result_cycle');
+      expect(await block.innerText()).toContain('not run: blocked');
+      await expectInViewport(blocks.last());
+
+      const cycle = run.locator('li.call[data-kind="cycle"]');
+      expect(await cycle.count()).toBe(6);
+      for (const call of await cycle.all()) {
+        expect(await call.innerText()).toContain('CYCLE ×3');
+        await expectInViewport(call);
+      }
+      expect(await run.locator('li.call .label.same-result').count()).toBe(3);
+      expect(await run.locator('li.call.in-loop').count()).toBeGreaterThanOrEqual(6);
+      const findings = await run.locator('table.findings').innerText();
+      expect(findings).toContain('period 3 · loop of 3 calls');
+      expect(findings).toMatch(/tokens wasted/);
+      const plain = run.locator('li.call[data-kind="new"]');
+      expect(await plain.count()).toBe(1);
+      expect(await plain.innerText()).toContain('plan');
+      const warn = page.locator('li.call[data-kind="warn"]').first();
+
+      const colours = {
+        block: await background(block),
+        cycle: await background(cycle.first()),
+        warn: await background(warn),
+        new: await background(plain),
+      };
+      expect(new Set(Object.values(colours)).size).toBe(4);
+      const [r, g, b] = colours.block.split(',').map(Number);
+      expect(r).toBeGreaterThan(150);
+      expect(g + b).toBeLessThan(r);
+
+      // The screenshot is a real image of this page: the viewport's size, many colours, and the
+      // block's own colour filling most of the block's box.
+      const image = decodePng(await page.screenshot());
+      expect([image.width, image.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
+      const all = colourCounts(image);
+      expect(all.size).toBeGreaterThan(50);
+      expect(Math.max(...all.values())).toBeLessThan(0.9 * image.width * image.height);
+      const inside = colourCounts(image, {
+        x: blockBox.x + 4,
+        y: blockBox.y + 4,
+        width: blockBox.width - 8,
+        height: blockBox.height - 8,
+      });
+      const [dominant] = [...inside.entries()].sort((a, b) => b[1] - a[1]);
+      expect(dominant[0]).toBe(colours.block);
+      expect(dominant[1]).toBeGreaterThan(0.4 * (blockBox.width - 8) * (blockBox.height - 8));
     });
-    await page.goto(pathToFileURL(report).href);
-  }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    fx?.cleanup();
-  });
-
-  it('shows the cycling run first, its blocks and its repeated calls in the first screen, in distinct colours', async () => {
-    expect(stdout).toContain('block  result_cycle');
-    const run = page.locator(`section.run[data-run^="${CYCLE_TRACE}"]`);
-    await expect.poll(() => run.isVisible()).toBe(true);
-    const summary = await run.getByTestId('summary').innerText();
-    expect(summary).toMatch(
-      /^13 calls · 9 repeats · cycle of period 3 · 6 blocks · first block at call 8 · wasted in a detected loop: up to [\d,]+ tokens, \d+ ms · after a warning or block: 0 left the loop, 5 repeated it, 1 ended the run$/,
-    );
-
-    // The cycle's second lap is blocked, every member of it (the opt-in detector's per-cycle breaking).
-    const blocks = run.locator('li.call[data-kind="block"]');
-    expect(await blocks.count()).toBe(6);
-    const block = run.locator('li.call[data-call="8"]');
-    expect(await block.getAttribute('data-kind')).toBe('block');
-    const blockBox = await expectInViewport(block);
-    expect(await block.innerText()).toContain('BLOCK result_cycle');
-    expect(await block.innerText()).toContain('not run: blocked');
-    await expectInViewport(blocks.last());
-
-    const cycle = run.locator('li.call[data-kind="cycle"]');
-    expect(await cycle.count()).toBe(6);
-    for (const call of await cycle.all()) {
-      expect(await call.innerText()).toContain('CYCLE ×3');
-      await expectInViewport(call);
-    }
-    expect(await run.locator('li.call .label.same-result').count()).toBe(3);
-    expect(await run.locator('li.call.in-loop').count()).toBeGreaterThanOrEqual(6);
-    const findings = await run.locator('table.findings').innerText();
-    expect(findings).toContain('period 3 · loop of 3 calls');
-    expect(findings).toMatch(/tokens wasted/);
-    const plain = run.locator('li.call[data-kind="new"]');
-    expect(await plain.count()).toBe(1);
-    expect(await plain.innerText()).toContain('plan');
-    const warn = page.locator('li.call[data-kind="warn"]').first();
-
-    const colours = {
-      block: await background(block),
-      cycle: await background(cycle.first()),
-      warn: await background(warn),
-      new: await background(plain),
-    };
-    expect(new Set(Object.values(colours)).size).toBe(4);
-    const [r, g, b] = colours.block.split(',').map(Number);
-    expect(r).toBeGreaterThan(150);
-    expect(g + b).toBeLessThan(r);
-
-    // The screenshot is a real image of this page: the viewport's size, many colours, and the
-    // block's own colour filling most of the block's box.
-    const image = decodePng(await page.screenshot());
-    expect([image.width, image.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
-    const all = colourCounts(image);
-    expect(all.size).toBeGreaterThan(50);
-    expect(Math.max(...all.values())).toBeLessThan(0.9 * image.width * image.height);
-    const inside = colourCounts(image, {
-      x: blockBox.x + 4,
-      y: blockBox.y + 4,
-      width: blockBox.width - 8,
-      height: blockBox.height - 8,
+    it('shows a hostile recorded tool name as text: no element, no script, no request', async () => {
+      const run = page.locator(`section.run[data-run^="${HOSTILE_TRACE}"]`);
+      const tools = run.locator('li.call .tool');
+      expect(await tools.count()).toBe(6);
+      expect(await tools.first().textContent()).toBe(HOSTILE_TOOL);
+      expect(await run.locator('li.call[data-kind="block"]').count()).toBeGreaterThanOrEqual(1);
+      expect(await run.locator('table.findings').innerText()).toContain(HOSTILE_TOOL);
+      expect(await page.locator('img, script, iframe, object, embed, b').count()).toBe(0);
+      await run.locator('li.call').first().hover();
+      expect(dialogs).toEqual([]);
+      expect(requests).toEqual([]);
     });
-    const [dominant] = [...inside.entries()].sort((a, b) => b[1] - a[1]);
-    expect(dominant[0]).toBe(colours.block);
-    expect(dominant[1]).toBeGreaterThan(0.4 * (blockBox.width - 8) * (blockBox.height - 8));
-  });
-
-  it('shows a hostile recorded tool name as text: no element, no script, no request', async () => {
-    const run = page.locator(`section.run[data-run^="${HOSTILE_TRACE}"]`);
-    const tools = run.locator('li.call .tool');
-    expect(await tools.count()).toBe(6);
-    expect(await tools.first().textContent()).toBe(HOSTILE_TOOL);
-    expect(await run.locator('li.call[data-kind="block"]').count()).toBeGreaterThanOrEqual(1);
-    expect(await run.locator('table.findings').innerText()).toContain(HOSTILE_TOOL);
-    expect(await page.locator('img, script, iframe, object, embed, b').count()).toBe(0);
-    await run.locator('li.call').first().hover();
-    expect(dialogs).toEqual([]);
-    expect(requests).toEqual([]);
-  });
-});
+  },
+);

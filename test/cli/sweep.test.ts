@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { integerRange } from '../../src/cli/options.js';
 import { gridPoints } from '../../src/cli/sweep/sweep.js';
-import { TRAJECTORIES, fixtureDir, jsonl, runCli } from './helpers.js';
+import { TRAJECTORIES, TRAJECTORIES_MISSING, fixtureDir, jsonl, onTrajectories, runCli } from './helpers.js';
 
 describe('sweep grid', () => {
   it('parses ranges, steps and lists', () => {
@@ -188,13 +188,9 @@ describe('sweep command', () => {
     }
   });
 
-  const present = existsSync(join(TRAJECTORIES, 'index.json'));
-  if (!present)
-    console.warn(
-      `[test/cli/sweep] shared-data test skipped: ${TRAJECTORIES} not found (the evaluation data lives next to the repository)`,
-    );
+  const present = TRAJECTORIES_MISSING === '';
   it.skipIf(!present)(
-    'sweeps every indexed trajectory over the documented grid within a minute',
+    onTrajectories('sweeps every indexed trajectory over the documented grid within a minute'),
     async () => {
       const index = join(TRAJECTORIES, 'index.json');
       const { n_trajectories: count } = JSON.parse(readFileSync(index, 'utf8')) as { n_trajectories: number };

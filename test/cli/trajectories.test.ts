@@ -1,22 +1,14 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/cli/analyze/analyzer.js';
 import { loadRunLabels } from '../../src/cli/sweep/labels.js';
 import { evaluate, hashRuns, pointConfig, replayHashedRun } from '../../src/cli/sweep/sweep.js';
 import { createDigester } from '../../src/engine/hashing/digest.js';
-import { TRAJECTORIES, runCli } from './helpers.js';
+import { TRAJECTORIES, TRAJECTORIES_MISSING, onTrajectories, runCli } from './helpers.js';
 
 /** The recommended profile for smaller models (docs/evaluation.md). */
 const RECOMMENDED = ['--enable', '--warning', '3', '--critical', '4'];
 const RECOMMENDED_CONFIG = { tools: { loopDetection: { enabled: true, warningThreshold: 3, criticalThreshold: 4 } } };
-
-const present = existsSync(join(TRAJECTORIES, 'index.json'));
-if (!present) {
-  console.warn(
-    `[test/cli/trajectories] skipped: ${TRAJECTORIES} not found (the shared evaluation data lives next to the repository)`,
-  );
-}
 
 const LOOPING = join(TRAJECTORIES, 'autocoderover/acr-run-1__django__django-12589.jsonl');
 const LOOPING_PING_PONG = join(TRAJECTORIES, 'autocoderover/acr-run-1__psf__requests-2674.jsonl');
@@ -42,7 +34,7 @@ async function runsOf(args: string[]): Promise<Run[]> {
   return (JSON.parse(stdout) as { runs: Run[] }).runs;
 }
 
-describe.skipIf(!present)('analyzer on real trajectories (../shared/trajectories)', () => {
+describe.skipIf(TRAJECTORIES_MISSING !== '')(onTrajectories('analyzer on real trajectories'), () => {
   it('blocks the AutoCodeRover round-limit loop at call 16 under the recommended profile', async () => {
     const [run] = await runsOf([...RECOMMENDED, LOOPING]);
     expect(run).toMatchObject({ id: LOOPING, calls: 23, firstBlock: { call: 16, step: 16 } });

@@ -6,7 +6,7 @@
  * that hashes each call and result afresh as its span ends — at OpenClaw's defaults, at the
  * recommended thresholds, and with the small-model profile.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
@@ -21,11 +21,11 @@ import {
 import * as sc from '../../src/semconv.js';
 import { DEFER_RESULTS_FROM } from '../../src/spans/span-reading.js';
 import { STATUS_CODE_ERROR } from '../../src/spans/span-view.js';
-import { TRAJECTORIES } from '../cli/helpers.js';
+import { TRAJECTORIES, TRAJECTORIES_MISSING, onTrajectories } from '../cli/helpers.js';
 import { GuardRecorder, spanGuard } from '../helpers/guard-recorder.js';
 
 const index = join(TRAJECTORIES, 'index.json');
-const present = existsSync(index);
+const present = TRAJECTORIES_MISSING === '';
 
 let digester: Digester;
 beforeAll(async () => {
@@ -38,7 +38,7 @@ const SETTINGS: Record<string, LoopDetectionConfig> = {
   'small-model profile': { profile: 'small-model', enabled: true },
 };
 
-describe.skipIf(!present)('deferred result hashing on the real trajectories', () => {
+describe.skipIf(!present)(onTrajectories('deferred result hashing on the real trajectories'), () => {
   it.each(Object.keys(SETTINGS))(
     'answers every span of every run as eager hashing does (%s)',
     (name) => {

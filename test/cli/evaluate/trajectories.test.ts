@@ -4,7 +4,6 @@
  * successful run on any set-up or on a set-up left out of the rule, and a profile calibrated on
  * some set-ups blocks none of their runs and none of the others' successful runs.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { calibrate } from '../../../src/cli/calibrate/calibration-rule.js';
@@ -21,21 +20,17 @@ import { hashRuns } from '../../../src/cli/sweep/sweep.js';
 import { resolveLoopDetectionConfig } from '../../../src/config/index.js';
 import { SMALL_MODEL_PROFILE } from '../../../src/config/profiles.js';
 import { digester } from '../../helpers/engine-harness.js';
-import { TRAJECTORIES } from '../helpers.js';
+import { TRAJECTORIES, TRAJECTORIES_MISSING, onTrajectories } from '../helpers.js';
 
 const index = join(TRAJECTORIES, 'index.json');
-const present = existsSync(index);
-if (!present)
-  console.warn(
-    `[test/cli/evaluate/trajectories] skipped: ${index} not found (the evaluation data lives next to the repository)`,
-  );
+const present = TRAJECTORIES_MISSING === '';
 
 let runs: EvaluationRun[] = [];
 beforeAll(async () => {
   if (present) runs = evaluationRuns(await hashRuns(await loadRunLabels(index), await digester()));
 }, 120_000);
 
-describe.skipIf(!present)('the recommended profile on the real runs', () => {
+describe.skipIf(!present)(onTrajectories('the recommended profile on the real runs'), () => {
   it('is exactly what the calibration rule chooses on the successful runs', () => {
     expect(resolveLoopDetectionConfig(ruleProfile(runs))).toEqual(resolveLoopDetectionConfig(SMALL_MODEL_PROFILE));
   });
