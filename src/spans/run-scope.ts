@@ -5,7 +5,7 @@ import { setBounded } from '../util/bounded-map.js';
 /**
  * Default cap of remembered live spans by span id: a memory bound for spans that never end. An
  * entry costs its key, and for a remote entry its own scope and run key (SECURITY.md gives the
- * measured bytes, which `test/hostile-world/remote-entry-span-cost.test.ts` keeps true).
+ * measured bytes, which `test/robustness/remote-entry-span-cost.test.ts` keeps true).
  */
 const DEFAULT_MAX_BY_SPAN_ID = 1_000_000;
 

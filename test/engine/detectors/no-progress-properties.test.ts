@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LoopDetectionConfig } from '../../../src/config/index.js';
 import { EngineHarness } from '../../helpers/engine-harness.js';
-import { fcParams } from '../../reliability/fuzz-runs.js';
+import { fcParams } from '../../robustness/fuzz-runs.js';
 
 /** Every detector on, low thresholds, the plain identical-call cap out of the way: it is a budget, not a no-progress rule. */
 const NO_PLAIN_CAP: LoopDetectionConfig = {

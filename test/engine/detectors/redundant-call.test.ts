@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EngineHarness } from '../../helpers/engine-harness.js';
-import { fcParams } from '../../reliability/fuzz-runs.js';
+import { fcParams } from '../../robustness/fuzz-runs.js';
 
 const BUDGET = { enabled: true, redundantCallBudget: 4, detectors: { redundantCall: true } } as const;
 /** The verdict unless it is only a warning (the ladder's step before the budget). */

@@ -1,5 +1,5 @@
 /**
- * Row 2: the unknown-tool name is taken from error text that the tool (or a remote service)
+ * The unknown-tool name is taken from error text that the tool (or a remote service)
  * wrote. It must be bounded and copied — never a slice that keeps a huge error alive in the
  * history — and it is content: under `redactContent` it is not exported raw.
  */

@@ -1,5 +1,5 @@
 /**
- * Row 9: explicit run ids (`tool_loop.run_id`, chosen by the application or a caller) and the
+ * Explicit run ids (`tool_loop.run_id`, chosen by the application or a caller) and the
  * keys derived for id-less runs (the trace, or an adapter's run span) live in separate
  * namespaces: a run id that equals another run's derived key must not merge the histories.
  */

@@ -1,5 +1,5 @@
 /**
- * Row 1: a meter provider that throws must not stop the other outputs. The loop-event counter,
+ * A meter provider that throws must not stop the other outputs. The loop-event counter,
  * the callbacks, the span events and the run aborts are independent: one failing never stops
  * another, and a meter provider that cannot hand out a counter still leaves a working processor.
  */

@@ -1,5 +1,5 @@
 /**
- * Row 7: the config entry points never throw on hostile values (only a named config file that
+ * The config entry points never throw on hostile values (only a named config file that
  * cannot be used rejects, with `ConfigFileError`), and read own properties only: keys that
  * arrive through `Object.prototype` are neither used nor trusted.
  */

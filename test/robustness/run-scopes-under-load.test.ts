@@ -1,5 +1,5 @@
 /**
- * Row 4: children whose parent is only a span context (as after propagation inside the process,
+ * Children whose parent is only a span context (as after propagation inside the process,
  * or with instrumentations that hand spans on by context) find their run through the span id.
  * With many other scoped spans alive, that lookup must not silently fall back to the trace id
  * and merge two runs of one trace.

@@ -1,5 +1,5 @@
 /**
- * Row 3: a run with no run id is scoped by its trace, and a remote caller chooses the trace id
+ * A run with no run id is scoped by its trace, and a remote caller chooses the trace id
  * through `traceparent`. Calls sent under a victim's trace id must not count toward the
  * victim's run, and runs opened by remote requests must be released when the request's local
  * entry span ends.

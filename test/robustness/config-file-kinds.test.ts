@@ -1,5 +1,5 @@
 /**
- * Row 8: a config file must be a regular file of a sane size. A FIFO, a device such as
+ * A config file must be a regular file of a sane size. A FIFO, a device such as
  * /dev/zero, or a huge file is refused quickly with a `ConfigFileError` that says why, instead
  * of hanging `create()` or filling memory.
  */

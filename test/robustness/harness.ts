@@ -1,6 +1,6 @@
 /**
  * A real provider with the processor first and an in-memory exporter behind it, for the
- * hostile-world suite. Only the package's public entry and the OpenTelemetry SDK are used, so
+ * robustness suite. Only the package's public entry and the OpenTelemetry SDK are used, so
  * these tests hold whatever the internal layout is.
  */
 import {
@@ -85,7 +85,7 @@ export async function createWorld(options: ToolLoopSpanProcessorOptions = {}): P
     processor,
     provider,
     exporter,
-    tracer: provider.getTracer('hostile-world'),
+    tracer: provider.getTracer('robustness'),
     loopEvents,
     aborts,
     diagLines,

@@ -1,5 +1,5 @@
 /**
- * Row 6: history keys join the tool name and the arguments hash. A tool name containing NUL
+ * History keys join the tool name and the arguments hash. A tool name containing NUL
  * (or a pre-computed `tool_loop.args_hash` containing one) must not make two different
  * (tool, arguments) pairs collide.
  */
