@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { integerRange } from '../../src/cli/options.js';
-import { gridPoints } from '../../src/cli/sweep/sweep.js';
-import { TRAJECTORIES, TRAJECTORIES_MISSING, fixtureDir, jsonl, onTrajectories, runCli } from './helpers.js';
+import { integerRange } from '../../../src/cli/options.js';
+import { gridPoints } from '../../../src/cli/sweep/sweep.js';
+import { TRAJECTORIES, TRAJECTORIES_MISSING, fixtureDir, jsonl, onTrajectories, runCli } from '../helpers.js';
 
 describe('sweep grid', () => {
   it('parses ranges, steps and lists', () => {

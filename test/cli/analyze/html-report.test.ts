@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { analyze, type AnalyzeReport, type RunReport } from '../../src/cli/analyze/analyzer.js';
-import { escapeHtml } from '../../src/cli/analyze/html-escape.js';
-import { MAX_QUIET_RUNS_SHOWN, renderHtmlReport } from '../../src/cli/analyze/html-report.js';
-import { fixtureDir, jsonl, runCli } from './helpers.js';
+import { analyze, type AnalyzeReport, type RunReport } from '../../../src/cli/analyze/analyzer.js';
+import { escapeHtml } from '../../../src/cli/analyze/html-escape.js';
+import { MAX_QUIET_RUNS_SHOWN, renderHtmlReport } from '../../../src/cli/analyze/html-report.js';
+import { fixtureDir, jsonl, runCli } from '../helpers.js';
 
 type Fx = ReturnType<typeof fixtureDir>;
 let fx: Fx;

@@ -11,9 +11,9 @@ import {
   ToolLoopBlockedError,
   traceRun,
   traceToolCall,
-} from '../../src/index.js';
-import { C0, EngineHarness, R } from '../helpers/engine-harness.js';
-import { C0 as PROCESSOR_C0, createOtelHarness, resetOtelGlobals } from '../helpers/otel-harness.js';
+} from '../../../src/index.js';
+import { C0, EngineHarness, R } from '../../helpers/engine-harness.js';
+import { C0 as PROCESSOR_C0, createOtelHarness, resetOtelGlobals } from '../../helpers/otel-harness.js';
 
 afterEach(resetOtelGlobals);
 

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatSpan, fixtureDir, otlpDocument, runCli, type FixtureSpan } from './helpers.js';
-import { colourCounts, decodePng } from './png.js';
+import { chatSpan, fixtureDir, otlpDocument, runCli, type FixtureSpan } from '../helpers.js';
+import { colourCounts, decodePng } from '../png.js';
 
 /** Debian's `chromium` package installs /usr/bin/chromium; CHROMIUM_PATH names another binary. */
 const CHROMIUM = (

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chatSpan, fixtureDir, jsonl, loopSpans, otlpDocument, runCli, type FixtureSpan } from './helpers.js';
+import { chatSpan, fixtureDir, jsonl, loopSpans, otlpDocument, runCli, type FixtureSpan } from '../helpers.js';
 
 type Fx = ReturnType<typeof fixtureDir>;
 let fx: Fx;

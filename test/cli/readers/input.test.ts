@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeId } from '../../src/cli/readers/ids.js';
-import { detectFormat, readInputFile } from '../../src/cli/readers/input.js';
-import type { DecodedSpan, InputFormat, TrajectoryCall } from '../../src/cli/readers/types.js';
-import { fixtureDir, jsonl, otlpDocument, type FixtureSpan } from './helpers.js';
+import { normalizeId } from '../../../src/cli/readers/ids.js';
+import { detectFormat, readInputFile } from '../../../src/cli/readers/input.js';
+import type { DecodedSpan, InputFormat, TrajectoryCall } from '../../../src/cli/readers/types.js';
+import { fixtureDir, jsonl, otlpDocument, type FixtureSpan } from '../helpers.js';
 
 async function read(file: string, format?: InputFormat) {
   const spans: DecodedSpan[] = [];
