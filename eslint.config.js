@@ -33,7 +33,20 @@ export default tseslint.config(
       // `async` is how an implementation of a Promise-returning interface (an AI SDK model, a tool's
       // execute, a callback awaited by its caller) says so; a body without `await` is no defect there.
       '@typescript-eslint/require-await': 'off',
+      // Every import of a type says so, and mixes with values in one statement.
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // A module's exports are listed where they are made: a reader sees them without chasing files.
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'Name what a module re-exports instead of `export *`.' },
+      ],
     },
+  },
+  {
+    // The library speaks through `diag` and its outputs; only the command line prints.
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/**'],
+    rules: { 'no-console': 'error' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

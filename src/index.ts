@@ -87,4 +87,5 @@ export {
   type ToolLoopGuardConfig,
 } from './config/index.js';
 
-export * as semconv from './semconv.js';
+import * as semconv from './semconv.js';
+export { semconv };
