@@ -342,3 +342,5 @@ export const GUARDRAIL_ACTION_BLOCK = 'block';
 export const GUARDRAIL_ACTION_ALLOW = 'allow';
 /** The run was aborted (`compaction_loop_persisted`). */
 export const GUARDRAIL_ACTION_ABORT = 'abort';
+/** `gen_ai.guardrail.verdict.type` of a warning's evidence span (`tool-loop-guard serve`): the call may proceed. */
+export const GUARDRAIL_VERDICT_WARN = 'warn';
