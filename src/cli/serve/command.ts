@@ -91,6 +91,12 @@ Exporting:
                              (its own resource: OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES; service
                              name tool-loop-guard by default)
 
+Restarts:
+  --state-file <path>        a file this replica rewrites every second with the runs and spans it holds
+                             in memory, and removes when it stops cleanly; a replica that finds it at
+                             start logs what the one before it, killed or crashed, lost ("N in-memory
+                             runs lost"). One file per replica    TOOL_LOOP_GUARD_SERVE_STATE_FILE, default none
+
 Logging (stderr):
   --log-level <error|warn|info|debug>                   TOOL_LOOP_GUARD_SERVE_LOG_LEVEL, default ${SERVE_DEFAULTS.logLevel}
   --report-interval-ms <n>   a status line (spans, live runs, findings) this often; 0: none
@@ -98,7 +104,7 @@ Logging (stderr):
   -h, --help                 show this help
 
 SIGTERM or SIGINT stops it: it refuses new requests (retryable), judges what is buffered, logs how
-many runs it held (their history is lost), flushes the exporters and exits 0.
+many runs it held ("N in-memory runs lost": their history), flushes the exporters and exits 0.
 
 Exit codes: 0 stopped by a signal; 1 a receiver could not listen; 2 usage or config error.
 `;

@@ -7,6 +7,7 @@ import { startGrpcReceiver } from './grpc-receiver.js';
 import { startHttpReceiver } from './http-receiver.js';
 import { OtlpProtobuf } from './otlp-protobuf.js';
 import type { Receiver } from './receiver.js';
+import { ReplicaStateFile } from './replica-state-file.js';
 import { RunJudge } from './run-judge.js';
 import type { ServeLog } from './serve-log.js';
 import { ServeMetrics } from './serve-metrics.js';
@@ -39,6 +40,8 @@ export interface StopReport {
 
 /** How long a stopping receiver waits for the requests in progress. */
 const CLOSE_GRACE_MS = 5000;
+/** How often `--state-file` is rewritten. */
+const STATE_INTERVAL_MS = 1000;
 
 /**
  * `tool-loop-guard serve`: OTLP receivers whose spans are buffered per trace, judged through the
@@ -62,6 +65,8 @@ export class LoopGuardService implements TraceExportHandler {
   private stopping: Promise<StopReport> | undefined;
   private refusing = false;
   private processCapReported = false;
+  private readonly stateFile: ReplicaStateFile | undefined;
+  private stateFailureReported = false;
 
   private constructor(
     private readonly options: LoopGuardServiceOptions,
@@ -71,6 +76,7 @@ export class LoopGuardService implements TraceExportHandler {
     this.log = log;
     this.clock = options.clock ?? Date.now;
     this.maxRequestBytes = settings.maxRequestBytes;
+    this.stateFile = settings.stateFile !== undefined ? new ReplicaStateFile(settings.stateFile) : undefined;
     this.retryAfterSeconds = Math.max(1, Math.ceil(settings.graceMs / 1000));
     this.intake = new SpanIntake(processor.adapters, options.digester);
     this.buffer = new TraceBuffer<ServedSpan>(
@@ -134,6 +140,7 @@ export class LoopGuardService implements TraceExportHandler {
       log,
     });
     const service = new LoopGuardService(options, telemetry);
+    service.reportPrevious();
     const codec = new OtlpProtobuf();
     try {
       if (settings.grpc) service.grpc = await startGrpcReceiver(settings.grpc, service, codec, log);
@@ -252,12 +259,48 @@ export class LoopGuardService implements TraceExportHandler {
     if (drained.length > 0) this.judgeTraces(drained, this.clock());
     const stopped: StopReport = { bufferedSpans, bufferedTraces, liveRuns: this.judge.liveRuns };
     this.log.info(
-      `stopping: judged the ${stopped.bufferedSpans} buffered spans of ${stopped.bufferedTraces} traces at once; releasing ${stopped.liveRuns} live runs (their loop history is lost: their later calls start afresh on whichever replica gets them)`,
+      `stopping: judged the ${stopped.bufferedSpans} buffered spans of ${stopped.bufferedTraces} traces at once; ${stopped.liveRuns} in-memory runs lost (their loop history: their later calls start afresh on whichever replica gets them)`,
     );
     this.judge.releaseAll('shutdown');
     await this.telemetry.shutdown();
+    this.guardedState(() => this.stateFile?.clear());
     this.log.info(`stopped: ${this.summary()}`);
     return stopped;
+  }
+
+  /** What the replica before this one left in `--state-file`: it did not stop, and lost what it held. */
+  private reportPrevious(): void {
+    const previous = this.stateFile?.previous((problem) => this.log.warn(`--state-file: ${problem}`));
+    if (previous === undefined) return;
+    this.log.warn(
+      `the replica before this one (pid ${previous.pid}, service.instance.id ${previous.instanceId}) did not stop (killed or crashed): ${previous.liveRuns} in-memory runs lost and ${previous.bufferedSpans} received spans unjudged, as of ${previous.at} (${this.stateFile!.path})`,
+    );
+  }
+
+  /** Rewrites `--state-file` with what this replica holds now. */
+  private recordState(): void {
+    this.guardedState(() =>
+      this.stateFile?.write({
+        pid: process.pid,
+        instanceId: this.instanceId,
+        liveRuns: this.judge.liveRuns,
+        bufferedSpans: this.buffer.spans,
+        at: new Date(this.clock()).toISOString(),
+      }),
+    );
+  }
+
+  /** A state file that cannot be written is reported once; the service goes on without it. */
+  private guardedState(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      if (this.stateFailureReported) return;
+      this.stateFailureReported = true;
+      this.log.warn(
+        `--state-file ${this.stateFile?.path ?? ''}: ${(error as Error).message}; a kill of this replica will not be reported at its next start. Reported once.`,
+      );
+    }
   }
 
   private startTimers(): void {
@@ -272,6 +315,12 @@ export class LoopGuardService implements TraceExportHandler {
     );
     sweep.unref();
     this.timers.push(sweep);
+    if (this.stateFile) {
+      this.recordState();
+      const record = setInterval(() => this.recordState(), STATE_INTERVAL_MS);
+      record.unref();
+      this.timers.push(record);
+    }
     if (settings.reportIntervalMs > 0) {
       const report = setInterval(() => this.log.info(`status: ${this.summary()}`), settings.reportIntervalMs);
       report.unref();

@@ -33,6 +33,8 @@ export interface ServeSettings {
   readonly logLevel: LogLevel;
   /** `service.instance.id` of this replica's own telemetry and of the loop counters it exports; absent: a random UUID. */
   readonly instanceId?: string;
+  /** Where the replica records what it holds, to report at its next start what a kill lost; absent: nowhere. */
+  readonly stateFile?: string;
 }
 
 /** Processor options given on the command line (each falls back to its `TOOL_LOOP_GUARD_*` variable). */
@@ -119,6 +121,7 @@ export const SERVE_PARSE_OPTIONS = {
   'redact-content': { type: 'boolean' },
   'evidence-spans': { type: 'string' },
   'instance-id': { type: 'string' },
+  'state-file': { type: 'string' },
   'log-level': { type: 'string' },
   ...Object.fromEntries(Object.values(NUMBERS).map(([flag]) => [flag, { type: 'string' }])),
   ...Object.fromEntries(Object.values(PROCESSOR_NUMBERS).map((flag) => [flag, { type: 'string' }])),
@@ -181,6 +184,7 @@ export function readServeArguments(
   else warn(`TOOL_LOOP_GUARD_SERVE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; using info`);
 
   const instanceId = setting('instance-id', 'TOOL_LOOP_GUARD_SERVE_INSTANCE_ID');
+  const stateFile = setting('state-file', 'TOOL_LOOP_GUARD_SERVE_STATE_FILE');
   const settings: ServeSettings = {
     ...(grpc ? { grpc } : {}),
     ...(http ? { http } : {}),
@@ -195,6 +199,7 @@ export function readServeArguments(
     reportIntervalMs: number(NUMBERS.reportIntervalMs),
     logLevel,
     ...(instanceId !== undefined ? { instanceId } : {}),
+    ...(stateFile !== undefined ? { stateFile } : {}),
   };
 
   const mode = flag('mode');

@@ -124,8 +124,7 @@ export class VerdictOutputs {
     else this.counts.warnings += 1;
     this.count(span, record);
     const line = `${record.fields.action} ${toolName} in run ${scope.runId} (trace ${span.traceId}, span ${span.spanId}): ${shown.message}`;
-    if (critical) this.log.info(line);
-    else this.log.debug(line);
+    this.log.debug(line);
     this.evidence(span, run, record, {
       judged: 'call',
       warning: !critical,
@@ -145,7 +144,7 @@ export class VerdictOutputs {
     const record = abortEvent(verdict, scope, this.options.shadow);
     this.counts.aborts += 1;
     this.count(span, record);
-    this.log.info(
+    this.log.debug(
       `${record.fields.action} run ${scope.runId} (trace ${span.traceId}, span ${span.spanId}): ${verdict.message}`,
     );
     this.evidence(span, run, record, {

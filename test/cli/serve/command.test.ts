@@ -1,11 +1,14 @@
 /**
  * The `serve` command line: every option is in its help, each resolves flag → environment
  * variable → default (a bad variable warns and falls back, a bad flag is a usage error), and the
- * built bin runs until SIGTERM, then stops cleanly.
+ * built bin runs until SIGTERM, then stops cleanly; killed, it says at its next start what it lost.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/cli.js';
 import { SERVE_USAGE } from '../../../src/cli/serve/command.js';
 import {
@@ -124,60 +127,99 @@ describe('serve options', () => {
   });
 });
 
+/** The built bin's `serve`, started with `args`; resolves once it listens. */
+async function startBin(args: readonly string[]) {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--grpc', '127.0.0.1:0', '--http', '127.0.0.1:0', '--export', 'none', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const output = { stderr: '' };
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const http = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line:\n${output.stderr}`)), 20_000);
+    child.stderr.on('data', () => {
+      const match = /OTLP\/HTTP (127\.0\.0\.1:\d+)/.exec(output.stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  });
+  return { child, output, exited, http };
+}
+
+/** Posts one tool span of an agent over OTLP/HTTP JSON; returns the response status. */
+async function postToolSpan(http: string): Promise<number> {
+  const posted = await fetch(`http://${http}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: '0af7651916cd43dd8448eb211c80319c',
+                  spanId: 'b7ad6b7169203331',
+                  parentSpanId: '00f067aa0ba902b7',
+                  name: 'execute_tool read',
+                  startTimeUnixNano: '1700000000000000000',
+                  endTimeUnixNano: '1700000000001000000',
+                  attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'read' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  });
+  return posted.status;
+}
+
 describe('the built bin', () => {
   it('serves until SIGTERM, then judges what is buffered, says so and exits 0', async () => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'serve', '--grpc', '127.0.0.1:0', '--http', '127.0.0.1:0', '--export', 'none'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const http = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line:\n${stderr}`)), 20_000);
-      child.stderr.on('data', () => {
-        const match = /OTLP\/HTTP (127\.0\.0\.1:\d+)/.exec(stderr);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      });
-    });
+    const { child, output, exited, http } = await startBin([]);
     expect((await fetch(`http://${http}/health`)).status).toBe(200);
-    const posted = await fetch(`http://${http}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        resourceSpans: [
-          {
-            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] },
-            scopeSpans: [
-              {
-                spans: [
-                  {
-                    traceId: '0af7651916cd43dd8448eb211c80319c',
-                    spanId: 'b7ad6b7169203331',
-                    parentSpanId: '00f067aa0ba902b7',
-                    name: 'execute_tool read',
-                    startTimeUnixNano: '1700000000000000000',
-                    endTimeUnixNano: '1700000000001000000',
-                    attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'read' } }],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      }),
-    });
-    expect(posted.status).toBe(200);
+    expect(await postToolSpan(http)).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(stderr).toContain('info SIGTERM: stopping');
-    expect(stderr).toContain('stopping: judged the 1 buffered spans of 1 traces at once; releasing 1 live runs');
-    expect(stderr).toMatch(/info stopped: 1 spans accepted/);
+    expect(output.stderr).toContain('info SIGTERM: stopping');
+    expect(output.stderr).toContain('stopping: judged the 1 buffered spans of 1 traces at once; 1 in-memory runs lost');
+    expect(output.stderr).toMatch(/info stopped: 1 spans accepted/);
+  }, 30_000);
+
+  it('killed, reports at its next start how many in-memory runs it lost (--state-file)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tlg-serve-state-'));
+    const stateFile = join(dir, 'serve-1.state');
+    try {
+      const args = ['--state-file', stateFile, '--max-wait-ms', '50', '--instance-id', 'serve-1'];
+      const first = await startBin(args);
+      expect(await postToolSpan(first.http)).toBe(200);
+      // Judged after --max-wait-ms, the run is held; the file says so within a second.
+      await vi.waitFor(
+        () => expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ liveRuns: 1, bufferedSpans: 0 }),
+        { timeout: 10_000, interval: 100 },
+      );
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const second = await startBin(args);
+      expect(second.output.stderr).toMatch(
+        new RegExp(
+          `warn the replica before this one \\(pid ${first.child.pid}, service.instance.id serve-1\\) did not stop \\(killed or crashed\\): 1 in-memory runs lost and 0 received spans unjudged`,
+        ),
+      );
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      // Stopped cleanly: nothing to report at the next start.
+      expect(existsSync(stateFile)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 });

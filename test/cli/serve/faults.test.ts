@@ -254,7 +254,7 @@ describe('stopping', () => {
     const report = await served.service.stop();
     expect(report).toEqual({ bufferedSpans: 4, bufferedTraces: 1, liveRuns: 1 });
     expect(served.lines.join('')).toContain(
-      'stopping: judged the 4 buffered spans of 1 traces at once; releasing 1 live runs (their loop history is lost',
+      'stopping: judged the 4 buffered spans of 1 traces at once; 1 in-memory runs lost (their loop history',
     );
     expect(
       evidenceSpans(served.sink)
