@@ -144,6 +144,12 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   // The exporters report failures (an unreachable collector) through diag.
   diag.setLogger(log, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
 
+  // Listening before the service starts: a signal that comes as soon as it says it listens stops it
+  // cleanly (not by the default action, which would lose what it buffered).
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   let service: LoopGuardService;
   try {
     service = await LoopGuardService.start({ settings, processor, resolver, digester, log });
@@ -151,10 +157,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     log.error(`cannot start: ${(error as Error).message}`);
     return 1;
   }
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  const signal = await stopRequested;
   log.info(`${signal}: stopping`);
   await service.stop();
   diag.disable();
