@@ -9,9 +9,12 @@
 // --against=<old>..<new> (two revisions) times <new>'s processor as ours instead of this tree's.
 // With --instructions, --against counts the two trees' processors per span kind instead.
 // --profile runs `bench/profile.js`: a CPU profile of one variant per span kind, summed by function.
+// --serve runs `bench/serve.js`: `tool-loop-guard serve`'s throughput beside the collector's, and
+// its memory per live run beside the processor's (`npm run bench:serve`).
 // Usage: node bench/run.mjs [--smoke] [--only=<part,...>] [--out=<file>] [--against=<rev|dir|old..new>] [--rounds=<n>]
 //        node bench/run.mjs --instructions [--all] [--cache-sim] [--update] [--only=<kind,...>] [--against=<…>]
 //        node bench/run.mjs --profile [--only=<kind,...>] [--variant=<name>] [--seconds=<s>] [--interval=<µs>] [--top=<n>]
+//        node bench/run.mjs --serve [--smoke] [--out=<file>] [--cpu-prof-dir=<dir>]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -34,7 +37,12 @@ if (build.status !== 0) {
 }
 const args = process.argv.slice(2);
 // This script's own options; the rest go to the bench it runs, which parses them strictly.
-const OWN_OPTIONS = { instructions: { type: 'boolean' }, profile: { type: 'boolean' }, against: { type: 'string' } };
+const OWN_OPTIONS = {
+  instructions: { type: 'boolean' },
+  profile: { type: 'boolean' },
+  serve: { type: 'boolean' },
+  against: { type: 'string' },
+};
 const { values: own, tokens } = parseArgs({
   args,
   options: OWN_OPTIONS,
@@ -51,9 +59,14 @@ for (const token of tokens)
 const forwarded = args.filter((_, index) => !ownArgs.has(index));
 const instructions = own.instructions === true;
 const profile = own.profile === true;
+const serve = own.serve === true;
 const againstSpec = own.against;
 if (profile && (instructions || againstSpec !== undefined)) {
   console.error('bench: --profile profiles this tree; it does not combine with --instructions or --against');
+  process.exit(2);
+}
+if (serve && (instructions || profile || againstSpec !== undefined)) {
+  console.error('bench: --serve measures this tree; it does not combine with --instructions, --profile or --against');
   process.exit(2);
 }
 if (againstSpec !== undefined) {
@@ -81,7 +94,9 @@ const result = spawnSync(
     ? [join(root, '.bench/build/bench/instructions.js'), ...forwarded]
     : profile
       ? [join(root, '.bench/build/bench/profile.js'), ...forwarded]
-      : ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...forwarded],
+      : serve
+        ? [join(root, '.bench/build/bench/serve.js'), ...forwarded]
+        : ['--expose-gc', join(root, '.bench/build/bench/main.js'), ...forwarded],
   { stdio: 'inherit', cwd: root },
 );
 process.exit(result.status ?? 1);

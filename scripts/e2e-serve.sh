@@ -14,24 +14,20 @@
 #   4. runs the Python agents (LangGraph + OpenInference, scripted model): a looping and a healthy one
 #      through the first collector, a looping conversation of three traces through the second; asserts that
 #      their spans reached Jaeger whole;
-#   5. with serve: the looping agent's trace holds the evidence spans (children of its tool spans), Prometheus
+#   5. the looping agent's trace holds the evidence spans (children of its tool spans), Prometheus
 #      counts tool_loop_events_total, Alertmanager fires the shipped alert; the healthy agent gets none of it;
 #      the conversation routed by run is judged whole; then one replica is stopped mid-run and restarted:
 #      the collector retries and delivers, the replica reports the runs it lost, and no other run loses any.
-#      Without serve (until it is built): the load balancer's retries towards the absent replicas are
-#      asserted instead, all of one session's retries towards one replica when routed by run, and the rest
-#      is skipped with "serve not built yet: skipped".
 #   Every process is stopped at the end, on success and on failure (scripts/e2e/lib.sh).
 #
 # Environment: TLG_E2E_KEEP=1 keeps the work directory (logs, configs, agent summaries); TLG_SERVE_CMD,
-# TLG_SERVE_PROBE, TLG_SERVE_LOSS_REPORT and TLG_SERVE_ALERTS override the service's settings below;
-# TLG_SERVE_REQUIRED=1 fails instead of skipping when serve is not there.
+# TLG_SERVE_LOSS_REPORT and TLG_SERVE_ALERTS override the service's settings below.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-# ── the service under test: adjust here when `tool-loop-guard serve` lands ────────────────────────────
+# ── the service under test ───────────────────────────────────────────────────────────────────────────
 # One replica's command line. Placeholders: {grpc} and {http}, its OTLP listen addresses (127.0.0.1:port);
 # {export}, the collector's OTLP/HTTP endpoint for its output (evidence spans, tool_loop.events), also
 # given as OTEL_EXPORTER_OTLP_ENDPOINT; {config}, the loop-detection config file (OpenClaw's defaults with
@@ -39,8 +35,6 @@ cd "$ROOT"
 # OTEL_RESOURCE_ATTRIBUTES=service.instance.id=serve-<n> and OTEL_METRIC_EXPORT_INTERVAL=1000.
 SERVE_CMD='node dist/esm/cli/main.js serve --grpc {grpc} --http {http} --export {export} --config {config}'
 SERVE_CMD="${TLG_SERVE_CMD:-$SERVE_CMD}"
-# Exits 0 once the service exists; until then the CLI answers `unknown command "serve"` with exit 2.
-SERVE_PROBE="${TLG_SERVE_PROBE:-node dist/esm/cli/main.js serve --help}"
 # How a replica stopped with runs in memory reports them (a JavaScript regular expression on its log;
 # the first group is the number of runs lost).
 SERVE_LOSS_REPORT="${TLG_SERVE_LOSS_REPORT:-([0-9]+) (in-memory |live )?runs? (lost|dropped|released unjudged)}"
@@ -50,6 +44,10 @@ SERVE_SERVICE=tool-loop-guard-serve
 
 AGENT_SERVICE=tool-loop-guard-e2e-python  # service.name of the Python agents
 CALLS=30                                  # the acceptance scenario: warning at call 11, critical at 21
+# The conversation's 3 turns are 3 traces, each under a root span of its own: the processor's run
+# scoping starts the session's history afresh at each turn, so each turn of 15 calls loops on its own
+# (a warning at its 11th call), on the one replica routing by run picks.
+CONVERSATION_CALLS=45
 FAILOVER_RUNS=8                           # looping agents running while a replica is stopped
 
 # shellcheck source=e2e/lib.sh
@@ -64,17 +62,8 @@ stage "Python agent: LangGraph + openinference-instrumentation-langchain (pinned
 PY="$(bash scripts/e2e/python-agent/install.sh | tail -n 1)"
 "$PY" -c 'import importlib.metadata as m; print(", ".join(f"{p} {m.version(p)}" for p in ("langgraph", "langchain-core", "openinference-instrumentation-langchain", "opentelemetry-sdk")))'
 
-stage "build (dist/) and look for serve"
+stage "build (dist/)"
 ensure_built
-SERVE=0
-# shellcheck disable=SC2086 # the probe is a command line
-if $SERVE_PROBE >"$LOGS/serve-probe.log" 2>&1; then
-  SERVE=1
-  echo "serve found: $SERVE_PROBE"
-else
-  echo "serve not found ($SERVE_PROBE: $(head -n 1 "$LOGS/serve-probe.log"))"
-  [ "${TLG_SERVE_REQUIRED:-0}" = 1 ] && fail "TLG_SERVE_REQUIRED=1 but serve is not there: $SERVE_PROBE failed"
-fi
 
 # ── 2. otelcol validate ──────────────────────────────────────────────────────────────────────────────
 stage "otelcol validate: the serve overlays, with their default endpoints"
@@ -86,7 +75,7 @@ echo "valid: otel-collector.yaml + serve.yaml"
 echo "valid: otel-collector.yaml + serve.yaml + serve-route-by-run.yaml"
 
 # ── 3. start everything on 127.0.0.1 ─────────────────────────────────────────────────────────────────
-stage "start Jaeger, collector (by trace), collector (by run), Prometheus, Alertmanager, webhook$([ "$SERVE" = 1 ] && echo ', 2 serve replicas')"
+stage "start Jaeger, collector (by trace), collector (by run), Prometheus, Alertmanager, webhook, 2 serve replicas"
 free_ports 25
 J_OTLP=${P[0]} J_HTTP=${P[1]} J_GRPC=${P[2]}
 COL_GRPC=${P[3]} COL_HTTP=${P[4]} COL_HEALTH=${P[5]} COL_PROM=${P[6]} COL_TELEMETRY=${P[7]}
@@ -137,10 +126,8 @@ start_replica() {
   wait_port "$1 OTLP/gRPC" "$2"
   wait_port "$1 OTLP/HTTP" "$3"
 }
-if [ "$SERVE" = 1 ]; then
-  start_replica serve-1 "$R1_GRPC" "$R1_HTTP" serve-1
-  start_replica serve-2 "$R2_GRPC" "$R2_HTTP" serve-2
-fi
+start_replica serve-1 "$R1_GRPC" "$R1_HTTP" serve-1
+start_replica serve-2 "$R2_GRPC" "$R2_HTTP" serve-2
 
 wait_http "jaeger query API" "http://127.0.0.1:$J_HTTP/api/services"
 wait_http webhook "http://127.0.0.1:$WEBHOOK_PORT/calls"
@@ -180,16 +167,11 @@ run_agent looper "http://127.0.0.1:$COL_GRPC" grpc --mode loop --calls "$CALLS"
 run_agent steady "http://127.0.0.1:$COL_HTTP" http/protobuf --mode healthy --calls "$CALLS"
 
 stage "Python agent -> collector routing by run: a looping conversation over 3 traces"
-run_agent conversation "http://127.0.0.1:$RUN_GRPC" grpc --mode loop --calls "$CALLS" --turns 3
+run_agent conversation "http://127.0.0.1:$RUN_GRPC" grpc --mode loop --calls "$CONVERSATION_CALLS" --turns 3
 
 stage "assert: every agent's spans in Jaeger"
 node scripts/e2e/assert-serve.mjs agents "$WORK/looper.json" "$WORK/steady.json" "$WORK/conversation.json"
 
-# summary_field AGENT FIELD: a number from the agent's summary.
-summary_field() {
-  node -e 'const [file, field] = process.argv.slice(1); console.log(JSON.parse(require("fs").readFileSync(file, "utf8"))[field])' \
-    "$WORK/$1.json" "$2"
-}
 # A collector's own metric, summed over the series whose line matches every further argument (awk index).
 collector_metric() {
   local port="$1" name="$2"
@@ -198,33 +180,7 @@ collector_metric() {
     $1 ~ "^" name "({|$)" { for (i = 1; i <= split(filters, f, " "); i++) if (!index($0, f[i])) next; n += $NF }
     END { print n + 0 }'
 }
-# lb_took TELEMETRY_PORT N: waits until that collector's load_balancing/serve exporter has taken N spans.
-lb_took() {
-  for _ in $(seq 1 100); do
-    [ "$(collector_metric "$1" otelcol_exporter_sent_spans 'exporter="load_balancing/serve"')" -ge "$2" ] && return 0
-    sleep 0.2
-  done
-  fail "the collector on telemetry port $1 did not pass $2 spans to load_balancing/serve within 20s"
-}
-
-# ── 5a. without serve ────────────────────────────────────────────────────────────────────────────────
-if [ "$SERVE" = 0 ]; then
-  stage "assert: the load balancers retry the absent replicas, routing by run keeps a session on one"
-  # Once a load balancer has taken every span, each batch fails its first try at once and is retried 1s
-  # later: 2s on, the log names every replica a batch was routed to.
-  lb_took "$COL_TELEMETRY" $(($(summary_field looper spans_exported) + $(summary_field steady spans_exported)))
-  lb_took "$RUN_TELEMETRY" "$(summary_field conversation spans_exported)"
-  sleep 2
-  node scripts/e2e/assert-serve.mjs retries "$LOGS/collector.log" "${REPLICAS[@]}"
-  node scripts/e2e/assert-serve.mjs retries --single-route "$LOGS/collector-by-run.log" "${REPLICAS[@]}"
-  echo "serve not built yet: skipped (evidence spans, tool_loop_events_total, alerts, routing by run, failover)"
-  stage "stop everything"
-  stop_all
-  check_ports_closed
-  exit 0
-fi
-
-# ── 5b. with serve ───────────────────────────────────────────────────────────────────────────────────
+# ── 5. the verdicts ──────────────────────────────────────────────────────────────────────────────────
 stage "assert: evidence spans in Jaeger, tool_loop_events_total in Prometheus, alerts (looping only)"
 node scripts/e2e/assert-serve.mjs verdicts "$WORK/looper.json" "$WORK/steady.json"
 

@@ -342,3 +342,34 @@ export const GUARDRAIL_ACTION_BLOCK = 'block';
 export const GUARDRAIL_ACTION_ALLOW = 'allow';
 /** The run was aborted (`compaction_loop_persisted`). */
 export const GUARDRAIL_ACTION_ABORT = 'abort';
+/** `gen_ai.guardrail.verdict.type` of a warning's evidence span (`tool-loop-guard serve`): the call may proceed. */
+export const GUARDRAIL_VERDICT_WARN = 'warn';
+
+// ── `tool-loop-guard serve`: loop detection as an OTLP service ───────────────
+/**
+ * `false` on what `tool-loop-guard serve` emits (evidence spans, their events): it judged the
+ * call from the span the agent exported after the call ran, so nothing was enforced. The action
+ * (`block`, `abort`) is what the guard would have done inside the agent.
+ */
+export const ATTR_TOOL_LOOP_ENFORCED = 'tool_loop.enforced';
+/** Counter of the spans `serve` received, by `tool_loop.serve.outcome`. */
+export const METRIC_TOOL_LOOP_SERVE_SPANS = 'tool_loop.serve.spans';
+/**
+ * `accepted` (buffered to be judged) or `rejected` (malformed: no valid ids or start time; the
+ * request's partial success says how many).
+ */
+export const ATTR_TOOL_LOOP_SERVE_OUTCOME = 'tool_loop.serve.outcome';
+export const SERVE_OUTCOME_ACCEPTED = 'accepted';
+export const SERVE_OUTCOME_REJECTED = 'rejected';
+/**
+ * Counter of export requests `serve` refused, unread, with the protocol's retryable status (its
+ * buffer was full, or it was stopping): the sender keeps them and retries.
+ */
+export const METRIC_TOOL_LOOP_SERVE_REFUSED_REQUESTS = 'tool_loop.serve.refused_requests';
+/** Gauge: spans `serve` holds waiting for their trace's grace period. */
+export const METRIC_TOOL_LOOP_SERVE_BUFFERED_SPANS = 'tool_loop.serve.buffered_spans';
+/** Gauge: runs whose detection state `serve` holds (what a replica that dies loses). */
+export const METRIC_TOOL_LOOP_SERVE_LIVE_RUNS = 'tool_loop.serve.live_runs';
+/** Counter of runs whose state `serve` released, by `tool_loop.serve.reason` (`root-ended`, `idle`, `capacity`, `shutdown`). */
+export const METRIC_TOOL_LOOP_SERVE_RELEASED_RUNS = 'tool_loop.serve.released_runs';
+export const ATTR_TOOL_LOOP_SERVE_REASON = 'tool_loop.serve.reason';

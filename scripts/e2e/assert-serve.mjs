@@ -4,7 +4,7 @@
 //   node scripts/e2e/assert-serve.mjs retries  [--single-route] [--delivered-to <replica>] <collector log> <replica>...
 //                                                                      the load balancer retries the replicas
 //   node scripts/e2e/assert-serve.mjs verdicts <looping summary> <healthy summary>
-//   node scripts/e2e/assert-serve.mjs evidence <summary>...            evidence spans = the analyzer's criticals
+//   node scripts/e2e/assert-serve.mjs evidence <summary>...            evidence spans = the analyzer's verdicts
 //   node scripts/e2e/assert-serve.mjs failover <killed replica's log> <summary>...
 //
 // An agent summary is the JSON line scripts/e2e/python-agent/agent.py prints (agent, run and trace ids,
@@ -15,8 +15,8 @@
 // stopped mid-run reports the runs it lost.
 //
 // What serve must find is what the offline analyzer (`tool-loop-guard analyze`, the same engine) finds on
-// the agent's own spans as Jaeger returns them: every critical verdict is one evidence span under the
-// judged tool span, and every verdict one count of tool_loop.events. The looping scenario's own numbers
+// the agent's own spans as Jaeger returns them: every verdict (warning or critical) is one evidence span
+// under the judged tool span, saying it was not enforced, and one count of tool_loop.events. The looping scenario's own numbers
 // (OpenClaw's defaults: a warning at call 11, a critical at call 21) are checked on the analyzer first, so
 // a miss there points at the engine or its adapter, not at serve.
 import { execFileSync } from 'node:child_process';
@@ -53,6 +53,12 @@ const readSummary = (file) =>
   );
 const isTool = (span) => tagOf(span.tags, 'openinference.span.kind') === 'TOOL';
 const serviceOf = (trace, span) => trace.processes[span.processID]?.serviceName;
+/**
+ * Whether a span is the agent's own: of its service, and not an evidence span (serve writes those under
+ * the agent's resource, so that Jaeger shows them in its service).
+ */
+const isAgents = (agent, trace, span) =>
+  serviceOf(trace, span) === agent.service_name && span.operationName !== EVIDENCE_SPAN;
 const parentOf = (span) => span.references.find((r) => r.refType === 'CHILD_OF')?.spanID;
 const byStart = (a, b) => a.startTime - b.startTime;
 
@@ -70,7 +76,7 @@ async function tracesOf(agent) {
 
 /** The agent's own spans of `traces` (not the replicas'), each trace's TOOL spans in start order. */
 function agentView(agent, traces) {
-  const own = traces.map((t) => t.spans.filter((s) => serviceOf(t, s) === agent.service_name));
+  const own = traces.map((t) => t.spans.filter((s) => isAgents(agent, t, s)));
   return { own, tools: own.flat().filter(isTool).sort(byStart) };
 }
 
@@ -93,11 +99,16 @@ function incompleteness(agent, traces) {
   return undefined;
 }
 
-/** `tool-loop-guard analyze` on the agent's own spans, with the replicas' config: its one run's events. */
+/**
+ * `tool-loop-guard analyze` on the agent's own spans, with the replicas' config: the events of its run, as
+ * the processor scopes it. A session over several traces, each under a root span of its own, is one run per
+ * turn (its history starts afresh when a turn's root ends: docs/api.md, "Runs and their lifetime"): their
+ * events are given in the order of the agent's calls.
+ */
 function analyze(agent, traces) {
   const dir = mkdtempSync(join(tmpdir(), 'tlg-serve-analyze-'));
   try {
-    const data = traces.map((t) => ({ ...t, spans: t.spans.filter((s) => serviceOf(t, s) === agent.service_name) }));
+    const data = traces.map((t) => ({ ...t, spans: t.spans.filter((s) => isAgents(agent, t, s)) }));
     const file = join(dir, `${agent.agent_id}.json`);
     writeFileSync(file, JSON.stringify({ data }));
     const out = execFileSync(
@@ -107,17 +118,31 @@ function analyze(agent, traces) {
     );
     const runs = JSON.parse(out).runs.filter((r) => r.id === agent.run_id);
     check(
-      runs.length === 1,
-      `the analyzer reads ${agent.agent_id}'s spans as one run ${agent.run_id} (${runs.length})`,
+      runs.length === agent.trace_ids.length,
+      `the analyzer reads ${agent.agent_id}'s spans as run ${agent.run_id}, once per trace (${runs.length})`,
     );
-    check(runs[0].calls === agent.tool_calls, `the analyzer sees ${agent.tool_calls} calls (${runs[0].calls})`);
-    return runs[0].events;
+    const calls = runs.reduce((sum, r) => sum + r.calls, 0);
+    check(calls === agent.tool_calls, `the analyzer sees ${agent.tool_calls} calls (${calls})`);
+    let before = 0;
+    return runs.flatMap((r) => {
+      const events = r.events.map((e) => ({ ...e, call: e.call + before }));
+      before += r.calls;
+      return events;
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 const callsAt = (events, level) => events.filter((e) => e.level === level).map((e) => e.call);
+/** The calls with a verdict, in order (one evidence span each), and each one's level. */
+const verdictCalls = (events) => {
+  const verdicts = events.filter((e) => e.level === 'warning' || e.level === 'critical');
+  return {
+    calls: verdicts.map((e) => e.call).sort((a, b) => a - b),
+    levelAt: new Map(verdicts.map((e) => [e.call, e.level])),
+  };
+};
 
 // ── agents: the Python agents' spans reach Jaeger whole ─────────────────────────────────────────────
 async function agents() {
@@ -224,8 +249,11 @@ async function retries() {
 }
 
 // ── verdicts: serve's evidence spans, counter and alerts for the looping agent; none for the healthy ──
-/** The evidence spans of one run: every one a child of a TOOL span of the run, with the contract's attributes. */
-function evidenceOf(agent, traces, criticalCalls) {
+/**
+ * The evidence spans of one run: every one a child of a TOOL span of the run, one per verdict, with the
+ * contract's attributes, its level's verdict type, and `tool_loop.enforced=false` (serve observes).
+ */
+function evidenceOf(agent, traces, expected) {
   const { tools } = agentView(agent, traces);
   const callOf = new Map(tools.map((s, i) => [s.spanID, i + 1]));
   const evidence = traces.flatMap((t) => t.spans.filter((s) => s.operationName === EVIDENCE_SPAN));
@@ -235,16 +263,18 @@ function evidenceOf(agent, traces, criticalCalls) {
     `${agent.agent_id}: every ${EVIDENCE_SPAN} is the child of one of the run's TOOL spans`,
   );
   check(
-    JSON.stringify([...parents].sort((a, b) => a - b)) === JSON.stringify(criticalCalls),
-    `${agent.agent_id}: ${EVIDENCE_SPAN} under calls [${criticalCalls}] (found under [${parents}])`,
+    JSON.stringify([...parents].sort((a, b) => a - b)) === JSON.stringify(expected.calls),
+    `${agent.agent_id}: ${EVIDENCE_SPAN} under calls [${expected.calls}] (found under [${parents}])`,
   );
-  for (const s of evidence) {
+  for (const [i, s] of evidence.entries()) {
+    const level = expected.levelAt.get(parents[i]);
     const want = {
       'gen_ai.operation.name': 'run_guardrail',
       'gen_ai.guardrail.component.name': 'tool-loop-guard',
-      'gen_ai.guardrail.verdict.type': 'deny',
-      'tool_loop.level': 'critical',
+      'gen_ai.guardrail.verdict.type': level === 'critical' ? 'deny' : 'warn',
+      'tool_loop.level': level,
       'tool_loop.run_id': agent.run_id,
+      'tool_loop.enforced': false,
     };
     for (const [k, v] of Object.entries(want))
       check(tagOf(s.tags, k) === v, `${agent.agent_id}: ${EVIDENCE_SPAN} has ${k}=${v} (got ${tagOf(s.tags, k)})`);
@@ -255,6 +285,19 @@ function evidenceOf(agent, traces, criticalCalls) {
     );
   }
   return evidence;
+}
+
+/** Waits until Jaeger holds the run's evidence spans, one per verdict, and checks them (see evidenceOf). */
+async function evidenceInJaeger(agent, verdicts) {
+  const evidence = await eventually(
+    `${agent.agent_id}: ${verdicts.calls.length} evidence spans in Jaeger`,
+    async (why) => {
+      const traces = await tracesOf(agent);
+      const found = traces.flatMap((t) => t.spans.filter((s) => s.operationName === EVIDENCE_SPAN)).length;
+      return found >= verdicts.calls.length ? evidenceOf(agent, traces, verdicts) : why(`${found} so far`);
+    },
+  );
+  console.log(`${agent.agent_id}: ${evidence.length} evidence spans, under calls [${verdicts.calls}]`);
 }
 
 async function promSeries(expr) {
@@ -284,30 +327,25 @@ async function verdicts() {
 
   // Jaeger: the evidence spans, inside the agent's own trace.
   for (const agent of [looping, healthy]) {
-    const criticals = callsAt(expected.get(agent), 'critical');
-    const evidence = await eventually(
-      `${agent.agent_id}: ${criticals.length} evidence spans in Jaeger`,
-      async (why) => {
-        const traces = await tracesOf(agent);
-        const found = traces.flatMap((t) => t.spans.filter((s) => s.operationName === EVIDENCE_SPAN)).length;
-        return found >= criticals.length ? evidenceOf(agent, traces, criticals) : why(`${found} so far`);
-      },
-    );
-    console.log(`${agent.agent_id}: ${evidence.length} evidence spans, under calls [${criticals}]`);
+    await evidenceInJaeger(agent, verdictCalls(expected.get(agent)));
   }
 
   // Prometheus: tool_loop_events_total per level and detector, as the analyzer counts the verdicts.
+  // Keys sorted: the analyzer and Prometheus list the series in orders of their own.
+  const sorted = (counts) => Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
   const countsOf = (events) => {
     const counts = {};
     for (const e of events) counts[`${e.level}|${e.detector}`] = (counts[`${e.level}|${e.detector}`] ?? 0) + 1;
-    return counts;
+    return sorted(counts);
   };
   const seriesCounts = async (agent) => {
     const result = await promSeries(
       `sum by (tool_loop_level, tool_loop_detector) (tool_loop_events_total{gen_ai_agent_id="${agent.agent_id}"})`,
     );
-    return Object.fromEntries(
-      result.map((r) => [`${r.metric.tool_loop_level}|${r.metric.tool_loop_detector}`, Number(r.value[1])]),
+    return sorted(
+      Object.fromEntries(
+        result.map((r) => [`${r.metric.tool_loop_level}|${r.metric.tool_loop_detector}`, Number(r.value[1])]),
+      ),
     );
   };
   const want = countsOf(loopEvents);
@@ -354,17 +392,11 @@ async function verdicts() {
   );
 }
 
-// ── evidence: serve's evidence spans are the analyzer's criticals, for each agent ─────────────────────
+// ── evidence: serve's evidence spans are the analyzer's verdicts, for each agent ─────────────────────
 async function evidence() {
   check(args.length > 0, 'agent summaries given');
   for (const agent of args.map(readSummary)) {
-    const criticals = callsAt(analyze(agent, await tracesOf(agent)), 'critical');
-    const found = await eventually(`${agent.agent_id}: ${criticals.length} evidence spans in Jaeger`, async (why) => {
-      const traces = await tracesOf(agent);
-      const n = traces.flatMap((t) => t.spans.filter((s) => s.operationName === EVIDENCE_SPAN)).length;
-      return n >= criticals.length ? evidenceOf(agent, traces, criticals) : why(`${n} so far`);
-    });
-    console.log(`${agent.agent_id}: ${found.length} evidence spans, under calls [${criticals}]`);
+    await evidenceInJaeger(agent, verdictCalls(analyze(agent, await tracesOf(agent))));
   }
 }
 
@@ -378,11 +410,11 @@ async function failover() {
   const incomplete = [];
   for (const agent of summaries.map(readSummary)) {
     const traces = await tracesOf(agent);
-    const criticals = callsAt(analyze(agent, traces), 'critical');
+    const verdicts = verdictCalls(analyze(agent, traces));
     const evidence = traces.flatMap((t) => t.spans.filter((s) => s.operationName === EVIDENCE_SPAN));
-    if (evidence.length < criticals.length)
-      incomplete.push(`${agent.agent_id} (${evidence.length}/${criticals.length})`);
-    else evidenceOf(agent, traces, criticals);
+    if (evidence.length < verdicts.calls.length)
+      incomplete.push(`${agent.agent_id} (${evidence.length}/${verdicts.calls.length})`);
+    else evidenceOf(agent, traces, verdicts);
   }
   check(
     incomplete.length <= lost,

@@ -19,12 +19,16 @@ Commands:
                                   on resolved runs vs loops blocked, and how early
   evaluate --index <index.json>   configs per agent set-up on labelled runs, and the calibration
                                   rule on each set-up it never saw (leave-one-set-up-out)
+  serve                           loop detection as an OTLP service (gRPC and HTTP) behind the
+                                  collector, for agents in any language: evidence spans in the
+                                  agent's trace and the tool_loop.events counter, over OTLP
 
 Options:
   -h, --help       show help (also: tool-loop-guard <command> --help)
   -v, --version    print the version
 
-Exit codes: 0 ok; 1 --fail-on level reached (analyze); 2 usage or config error.
+Exit codes: 0 ok; 1 --fail-on level reached (analyze), a receiver could not listen (serve);
+2 usage or config error.
 `;
 
 /**
@@ -43,6 +47,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         return await runCalibrate(rest, io);
       case 'evaluate':
         return await runEvaluate(rest, io);
+      case 'serve':
+        // Loaded only for serve: the receivers' and exporters' packages stay out of the other commands.
+        return await (await import('./serve/command.js')).runServe(rest, io);
       case '-v':
       case '--version':
         io.stdout(`${PACKAGE_VERSION}\n`);
@@ -59,7 +66,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.stderr(
-        `tool-loop-guard: ${(error as Error).message}\nRun "tool-loop-guard${['analyze', 'sweep', 'calibrate', 'evaluate'].includes(command ?? '') ? ` ${command}` : ''} --help" for usage.\n`,
+        `tool-loop-guard: ${(error as Error).message}\nRun "tool-loop-guard${['analyze', 'sweep', 'calibrate', 'evaluate', 'serve'].includes(command ?? '') ? ` ${command}` : ''} --help" for usage.\n`,
       );
       return 2;
     }

@@ -10,6 +10,7 @@ import {
   type DiagLogger,
   type Link,
   type Span,
+  type TimeInput,
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
@@ -42,6 +43,18 @@ export interface Evidence {
   readonly members: readonly CallRef[];
   /** Shadow mode: the call was allowed (action `allow`, status UNSET). */
   readonly shadow: boolean;
+  /**
+   * The evidence of a warning (`tool-loop-guard serve` emits one for every surfaced verdict):
+   * verdict `warn`, action `allow`, status UNSET. Default: a critical's.
+   */
+  readonly warning?: boolean;
+  /**
+   * The loop event, added to the evidence span with the event's attributes, for a tool span that
+   * can no longer take it (`tool-loop-guard serve`: the span was exported before it was judged).
+   */
+  readonly event?: string;
+  /** When the verdict was reached, for one reached after the fact (on the agent's clock). Default: now. */
+  readonly time?: TimeInput;
 }
 
 /**
@@ -73,38 +86,7 @@ export class EvidenceSpans {
   /** Emits the evidence span of a critical on `toolSpan`; does nothing without a tracer. */
   emit(toolSpan: Span, evidence: Evidence): void {
     const tracer = this.tracer();
-    if (!tracer) return;
-    const parent = toolSpan.spanContext();
-    const links: Link[] = evidence.members
-      .filter((ref) => ref.spanId !== parent.spanId)
-      .map((ref) => ({ context: { traceId: ref.traceId, spanId: ref.spanId, traceFlags: parent.traceFlags } }));
-    const attributes: Attributes = {
-      ...evidence.attributes,
-      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_RUN_GUARDRAIL,
-      [sc.ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME]: sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD,
-      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE]:
-        evidence.judged === 'call' ? sc.GUARDRAIL_TARGET_INPUT : sc.GUARDRAIL_TARGET_OUTPUT,
-      [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_SUBTYPE]: sc.GUARDRAIL_TARGET_TOOL_CALL,
-      [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE]: sc.GUARDRAIL_VERDICT_DENY,
-      [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON]: evidence.message,
-      [sc.ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE]: evidence.shadow
-        ? sc.GUARDRAIL_ACTION_ALLOW
-        : evidence.judged === 'call'
-          ? sc.GUARDRAIL_ACTION_BLOCK
-          : sc.GUARDRAIL_ACTION_ABORT,
-    };
-    if (evidence.toolCallId !== undefined) attributes[sc.ATTR_GEN_AI_GUARDRAIL_TARGET_ID] = evidence.toolCallId;
-    // A span with a tool name is a tool call to every reader of the GenAI conventions (ours too, as
-    // it ends): the tool is the parent's.
-    delete attributes[sc.ATTR_GEN_AI_TOOL_NAME];
-    const context = trace.setSpan(ROOT_CONTEXT, toolSpan).setValue(EVIDENCE_SPAN, true);
-    const span = tracer.startSpan(
-      `${sc.GEN_AI_OPERATION_RUN_GUARDRAIL} ${sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD}`,
-      { kind: SpanKind.INTERNAL, attributes, links },
-      context,
-    );
-    if (!evidence.shadow) span.setStatus({ code: SpanStatusCode.ERROR, message: evidence.message });
-    span.end();
+    if (tracer) emitEvidenceSpan(tracer, toolSpan, evidence);
   }
 
   private tracer(): Tracer | undefined {
@@ -144,4 +126,46 @@ export class EvidenceSpans {
       `${what}, so there are no evidence spans from it; detection is unaffected. Reported once: ${describeError(error)}`,
     );
   }
+}
+
+/**
+ * Starts and ends the evidence span of a verdict with `tracer`: `run_guardrail tool-loop-guard`,
+ * INTERNAL, a child of `toolSpan`, linked to the loop's other member calls (see {@link EvidenceSpans}).
+ */
+export function emitEvidenceSpan(tracer: Tracer, toolSpan: Span, evidence: Evidence): void {
+  const parent = toolSpan.spanContext();
+  const links: Link[] = evidence.members
+    .filter((ref) => ref.spanId !== parent.spanId)
+    .map((ref) => ({ context: { traceId: ref.traceId, spanId: ref.spanId, traceFlags: parent.traceFlags } }));
+  const allowed = evidence.shadow || evidence.warning === true;
+  const attributes: Attributes = {
+    ...evidence.attributes,
+    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_RUN_GUARDRAIL,
+    [sc.ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME]: sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD,
+    [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_TYPE]:
+      evidence.judged === 'call' ? sc.GUARDRAIL_TARGET_INPUT : sc.GUARDRAIL_TARGET_OUTPUT,
+    [sc.ATTR_GEN_AI_GUARDRAIL_TARGET_SUBTYPE]: sc.GUARDRAIL_TARGET_TOOL_CALL,
+    [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE]:
+      evidence.warning === true ? sc.GUARDRAIL_VERDICT_WARN : sc.GUARDRAIL_VERDICT_DENY,
+    [sc.ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON]: evidence.message,
+    [sc.ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE]: allowed
+      ? sc.GUARDRAIL_ACTION_ALLOW
+      : evidence.judged === 'call'
+        ? sc.GUARDRAIL_ACTION_BLOCK
+        : sc.GUARDRAIL_ACTION_ABORT,
+  };
+  if (evidence.toolCallId !== undefined) attributes[sc.ATTR_GEN_AI_GUARDRAIL_TARGET_ID] = evidence.toolCallId;
+  // A span with a tool name is a tool call to every reader of the GenAI conventions (ours too, as
+  // it ends): the tool is the parent's.
+  delete attributes[sc.ATTR_GEN_AI_TOOL_NAME];
+  const context = trace.setSpan(ROOT_CONTEXT, toolSpan).setValue(EVIDENCE_SPAN, true);
+  const { time } = evidence;
+  const span = tracer.startSpan(
+    `${sc.GEN_AI_OPERATION_RUN_GUARDRAIL} ${sc.GUARDRAIL_COMPONENT_TOOL_LOOP_GUARD}`,
+    { kind: SpanKind.INTERNAL, attributes, links, ...(time !== undefined ? { startTime: time } : {}) },
+    context,
+  );
+  if (evidence.event !== undefined) span.addEvent(evidence.event, evidence.attributes, time);
+  if (!allowed) span.setStatus({ code: SpanStatusCode.ERROR, message: evidence.message });
+  span.end(time);
 }

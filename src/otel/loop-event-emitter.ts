@@ -2,18 +2,18 @@ import type { Attributes, Counter, DiagLogger, Span } from '@opentelemetry/api';
 import { CompactionLoopPersistedError } from '../engine/errors/compaction-loop-persisted-error.js';
 import { ToolLoopBlockedError } from '../engine/errors/tool-loop-blocked-error.js';
 import type { GuardAbort } from '../engine/loop-run.js';
-import { guardWindowClosedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
+import type { GuardWindowSummary } from '../engine/post-compaction-guard.js';
 import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
 import type { LoopVerdict } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
 import type { CallVerdict, ChatSpanFinished, GuardedRun, SpanStarted } from '../spans/span-guard.js';
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
+import { abortEvent, armedEvent, recoveryLabels, verdictEvent, windowClosedEvent } from './loop-events.js';
 import type { Evidence, EvidenceSpans } from './evidence-spans.js';
 import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
 import type { RunSignals } from './run-signals.js';
 import { redactUnknownToolName } from './unknown-tool-redaction.js';
-import { verdictEventAttributes } from './verdict-attributes.js';
 
 /** What the emitter does besides span events and metrics. */
 export interface EmitterOptions {
@@ -80,31 +80,8 @@ export class LoopEventEmitter {
     // agent gets back keeps the name, since the agent saw the error it came from.
     const shown = this.shown(verdict, toolName);
     if (check.emit) {
-      const fields: LoopEventFields = {
-        detector: verdict.detector,
-        level: verdict.level,
-        action: critical
-          ? shadow
-            ? sc.ACTION_WOULD_BLOCK
-            : sc.ACTION_BLOCK
-          : shadow
-            ? sc.ACTION_WOULD_WARN
-            : sc.ACTION_WARN,
-        count: verdict.count,
-        message: shown.message,
-        runId: scope.runId,
-        toolName,
-        agentId: scope.agentId,
-      };
-      const extra = verdictEventAttributes(shown, check, shadow);
+      const { name, fields, extra } = verdictEvent(shown, check, scope, toolName, shadow);
       if (eventCallId !== undefined) extra[sc.ATTR_GEN_AI_TOOL_CALL_ID] = eventCallId;
-      const name = critical
-        ? shadow
-          ? sc.EVENT_TOOL_LOOP_WOULD_BLOCK
-          : sc.EVENT_TOOL_LOOP_BLOCKED
-        : shadow
-          ? sc.EVENT_TOOL_LOOP_WOULD_WARN
-          : sc.EVENT_TOOL_LOOP_WARNING;
       this.emit(span, name, fields, extra, annotate);
       if (!shadow)
         this.invoke('onLoopEvent', () => ({
@@ -194,21 +171,7 @@ export class LoopEventEmitter {
    * the verdict it followed, detector, tool and agent.
    */
   recovery(resolution: RecoveryResolution, agentId: string | undefined): void {
-    const critical = resolution.level === sc.LEVEL_CRITICAL;
-    const action = critical
-      ? this.shadow
-        ? sc.ACTION_WOULD_BLOCK
-        : sc.ACTION_BLOCK
-      : this.shadow
-        ? sc.ACTION_WOULD_WARN
-        : sc.ACTION_WARN;
-    const labels: Attributes = {
-      [sc.ATTR_TOOL_LOOP_RECOVERY_OUTCOME]: resolution.outcome,
-      [sc.ATTR_TOOL_LOOP_ACTION]: action,
-      [sc.ATTR_TOOL_LOOP_DETECTOR]: resolution.detector,
-      [sc.ATTR_GEN_AI_TOOL_NAME]: resolution.toolName,
-    };
-    if (agentId !== undefined) labels[sc.ATTR_GEN_AI_AGENT_ID] = agentId;
+    const labels = recoveryLabels(resolution, agentId, this.shadow);
     this.guarded('the tool_loop.recovery counter', () => this.counters.recovery.add(1, labels));
   }
 
@@ -229,21 +192,8 @@ export class LoopEventEmitter {
       this.guarded('the tool_loop.verdict attribute', () =>
         span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED),
       );
-    const fields: LoopEventFields = {
-      detector: verdict.detector,
-      level: sc.LEVEL_CRITICAL,
-      action: shadow ? sc.ACTION_WOULD_ABORT : sc.ACTION_ABORT,
-      count: verdict.count,
-      message: verdict.message,
-      runId: scope.runId,
-      toolName: verdict.toolName,
-      agentId: scope.agentId,
-    };
-    const extra: Attributes = {
-      [sc.ATTR_ERROR_TYPE]: sc.COMPACTION_LOOP_PERSISTED,
-      [sc.ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS]: verdict.preCompactionRepeats,
-    };
-    this.emit(span, shadow ? sc.EVENT_TOOL_LOOP_WOULD_ABORT : sc.EVENT_TOOL_LOOP_ABORTED, fields, extra, annotate);
+    const { name, fields, extra } = abortEvent(verdict, scope, shadow);
+    this.emit(span, name, fields, extra, annotate);
     // The repeated call's kept records: after the compaction, and before it too when detection is on.
     this.evidenceSpan(span, run, 'outcome', fields, extra, [verdict.argsHash], toolCallId);
     if (shadow) return;
@@ -266,46 +216,14 @@ export class LoopEventEmitter {
    * calls it saw and how many repeated a (tool, args) of the outcomes before the compaction.
    */
   windowClosed(span: Span, scope: SpanScope, summary: GuardWindowSummary, annotate: boolean): void {
-    this.emit(
-      span,
-      sc.EVENT_TOOL_LOOP_GUARD_WINDOW_CLOSED,
-      {
-        detector: sc.COMPACTION_LOOP_PERSISTED,
-        level: sc.LEVEL_WARNING,
-        action: sc.ACTION_REPORT,
-        count: summary.preCompactionRepeats,
-        message: guardWindowClosedMessage(summary),
-        runId: scope.runId,
-        toolName: '',
-        agentId: scope.agentId,
-      },
-      {
-        [sc.ATTR_TOOL_LOOP_TOOL_CALLS]: summary.toolCalls,
-        [sc.ATTR_TOOL_LOOP_PRE_COMPACTION_REPEATS]: summary.preCompactionRepeats,
-        [sc.ATTR_TOOL_LOOP_REPEATED_TOOLS]: summary.repeatedTools.join(','),
-      },
-      annotate,
-    );
+    const { name, fields, extra } = windowClosedEvent(summary, scope);
+    this.emit(span, name, fields, extra, annotate);
   }
 
   /** A compaction retry armed the run's post-compaction guard. */
   armed(span: Span, scope: SpanScope, armed: NonNullable<SpanStarted<unknown>['armed']>): void {
-    this.emit(
-      span,
-      sc.EVENT_TOOL_LOOP_GUARD_ARMED,
-      {
-        detector: sc.COMPACTION_LOOP_PERSISTED,
-        level: sc.LEVEL_WARNING,
-        action: sc.ACTION_ARM,
-        count: 0,
-        message: armed.message,
-        runId: scope.runId,
-        toolName: '',
-        agentId: scope.agentId,
-      },
-      { [sc.ATTR_TOOL_LOOP_WINDOW_SIZE]: armed.windowSize },
-      true,
-    );
+    const { name, fields, extra } = armedEvent(armed, scope);
+    this.emit(span, name, fields, extra, true);
   }
 
   /** The evidence span of a critical or an abort on `span`, linked to the run's calls with these signatures. */

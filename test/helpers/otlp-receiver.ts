@@ -1,7 +1,7 @@
 /**
- * A tiny OTLP/HTTP JSON trace receiver for tests: listens on 127.0.0.1 (port 0 → a random
- * free port), accepts `POST /v1/traces` with a JSON body and keeps every decoded request
- * body. Non-JSON content types get 415, other paths 404, other methods 405.
+ * A tiny OTLP/HTTP JSON receiver for tests: listens on 127.0.0.1 (port 0 → a random
+ * free port), accepts `POST /v1/traces` and `POST /v1/metrics` with a JSON body and keeps every
+ * decoded request body. Non-JSON content types get 415, other paths 404, other methods 405.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,13 +33,36 @@ export interface OtlpSpan {
   spanId: string;
   parentSpanId?: string;
   name: string;
+  startTimeUnixNano?: string | number;
+  endTimeUnixNano?: string | number;
+  links?: Array<{ traceId: string; spanId: string }>;
   attributes?: OtlpKeyValue[];
   events?: OtlpEvent[];
   status?: { code?: number; message?: string };
 }
 
 export interface OtlpTraceRequest {
-  resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
+  resourceSpans?: Array<{ resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
+}
+
+/** One data point of a sum, as the OTLP JSON encoding has it. */
+export interface OtlpNumberPoint {
+  attributes?: OtlpKeyValue[];
+  asInt?: string | number;
+  asDouble?: number;
+}
+
+export interface OtlpMetricsRequest {
+  resourceMetrics?: Array<{
+    resource?: { attributes?: OtlpKeyValue[] };
+    scopeMetrics?: Array<{
+      metrics?: Array<{
+        name: string;
+        sum?: { dataPoints?: OtlpNumberPoint[] };
+        gauge?: { dataPoints?: OtlpNumberPoint[] };
+      }>;
+    }>;
+  }>;
 }
 
 export interface OtlpReceiver {
@@ -52,6 +75,8 @@ export interface OtlpReceiver {
   readonly rawBodies: string[];
   /** Status codes answered so far, in order (accepted and rejected). */
   readonly statuses: number[];
+  /** Decoded bodies of accepted `/v1/metrics` requests, in arrival order. */
+  readonly metricRequests: OtlpMetricsRequest[];
   /** Every span of every accepted request. */
   spans(): OtlpSpan[];
   close(): Promise<void>;
@@ -62,6 +87,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const requests: OtlpTraceRequest[] = [];
   const rawBodies: string[] = [];
   const statuses: number[] = [];
+  const metricRequests: OtlpMetricsRequest[] = [];
 
   const answer = (res: ServerResponse, status: number, body: string, type = 'application/json') => {
     statuses.push(status);
@@ -74,7 +100,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = (req.url ?? '').split('?')[0];
-      if (path !== '/v1/traces') return answer(res, 404, '{"error":"not found"}');
+      if (path !== '/v1/traces' && path !== '/v1/metrics') return answer(res, 404, '{"error":"not found"}');
       if (req.method !== 'POST') return answer(res, 405, '{"error":"method not allowed"}');
       const type = (req.headers['content-type'] ?? '').toLowerCase();
       if (!type.startsWith('application/json'))
@@ -86,8 +112,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       } catch {
         return answer(res, 400, '{"error":"invalid JSON"}');
       }
-      rawBodies.push(text);
-      requests.push(decoded);
+      if (path === '/v1/metrics') metricRequests.push(decoded as OtlpMetricsRequest);
+      else {
+        rawBodies.push(text);
+        requests.push(decoded);
+      }
       return answer(res, 200, '{}');
     });
   });
@@ -104,6 +133,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     requests,
     rawBodies,
     statuses,
+    metricRequests,
     spans: () =>
       requests.flatMap((request) =>
         (request.resourceSpans ?? []).flatMap((rs) => (rs.scopeSpans ?? []).flatMap((ss) => ss.spans ?? [])),

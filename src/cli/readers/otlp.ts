@@ -227,6 +227,7 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
           endUs,
           process,
           ...(service !== undefined ? { service } : {}),
+          resource,
           view: {
             name,
             attributes: keyValues(span.attributes, leftOut),

@@ -17,6 +17,8 @@ export interface DecodedSpan {
   readonly process: string;
   /** The emitting service's name, for reports. */
   readonly service?: string;
+  /** The emitting process's resource attributes, when the input has them (OTLP), shared by its spans. */
+  readonly resource?: Readonly<Record<string, unknown>>;
   readonly view: SpanView;
 }
 

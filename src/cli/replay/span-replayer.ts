@@ -1,8 +1,10 @@
 import type { ResolvedLoopDetectionConfig } from '../../engine/config.js';
+import type { LoopBudget } from '../../engine/cost/loop-budget.js';
+import type { RecoveryResolution } from '../../engine/recovery/recovery-watch.js';
 import type { EngineLogger } from '../../util/logger.js';
 import type { SpanScope } from '../../spans/run-scope.js';
 import type { RunReleaseReason } from '../../spans/run-registry.js';
-import { SpanGuard, type GuardedRun } from '../../spans/span-guard.js';
+import { SpanGuard, type GuardedRun, type SpanStarted, type ToolSpanFinished } from '../../spans/span-guard.js';
 import type { SpanReader } from '../../spans/span-reading.js';
 import { silentLogger } from '../../util/logger.js';
 import type { PreparedSpan } from './prepared-span.js';
@@ -53,6 +55,27 @@ export interface SpanReplayerOptions {
   readonly recoveryWindow?: number;
   /** Shadow mode: verdicts are reached and counted, but nothing is blocked (every call's outcome is recorded). Default false. */
   readonly shadow?: boolean;
+  /**
+   * Keep a report of every run ({@link SpanReplayer.runs}). Default true; off for a replay that
+   * goes on for as long as spans come (`tool-loop-guard serve`), whose observer reports instead.
+   */
+  readonly keepRuns?: boolean;
+  /** Sees what the span guard decided on each replayed span, as the processor's emitter does live. */
+  readonly observer?: ReplayObserver;
+  /** Each judged call keeps its span's ids, for the links of evidence spans (`LoopRun.memberRefs`). Default false. */
+  readonly keepCallRefs?: boolean;
+  /** Each run's loop budget, as the processor's `budgetTokens` / `budgetMs`. Default: none. */
+  readonly budget?: LoopBudget;
+}
+
+/** What the span guard decided on the replayed spans, as it decided it (see {@link SpanReplayerOptions.observer}). */
+export interface ReplayObserver {
+  /** A span that concerns a run started (a tool call, a compaction retry, a run-scoped span). */
+  started(span: ReplaySpan, started: SpanStarted<ReplaySpan>): void;
+  /** A tool span ended. */
+  finished(span: ReplaySpan, finished: ToolSpanFinished<ReplaySpan>): void;
+  /** A run's state was released; `settled`: the recovery watch its end settled. */
+  released(run: GuardedRun, reason: RunReleaseReason, settled: RecoveryResolution | undefined): void;
 }
 
 /** Prepared spans are read from what was hashed once. */
@@ -72,6 +95,8 @@ export class SpanReplayer {
   /** The index of each tool span's call in its run, from its start to its end. */
   private readonly indexes = new WeakMap<ReplaySpan, number>();
   private readonly keepEvents: boolean;
+  private readonly keepRuns: boolean;
+  private readonly observer: ReplayObserver | undefined;
   private readonly timelineCalls: number | undefined;
   /** Every run, in order of creation (a run released early and resumed is one run). */
   readonly runs: ReplayedRun[] = [];
@@ -81,7 +106,10 @@ export class SpanReplayer {
 
   constructor(options: SpanReplayerOptions) {
     this.keepEvents = options.keepEvents ?? true;
+    this.keepRuns = options.keepRuns ?? true;
+    this.observer = options.observer;
     this.timelineCalls = this.keepEvents ? options.timelineCalls : undefined;
+    const keepCallRefs = options.keepCallRefs === true;
     this.guard = new SpanGuard<ReplaySpan>({
       reader: PREPARED_READER,
       configFor: options.configFor,
@@ -91,15 +119,23 @@ export class SpanReplayer {
       maxLiveRuns: options.maxLiveRuns,
       recoveryWindow: options.recoveryWindow ?? 0,
       shadow: options.shadow === true,
-      onRelease: (run, reason) => this.released(run, reason),
+      ...(options.budget ? { budget: options.budget } : {}),
+      onRelease: (run, reason, settled) => this.released(run, reason, settled),
+      ...(keepCallRefs ? { keepCallRefs: () => true } : {}),
     });
+  }
+
+  /** Runs whose state is held now. */
+  get liveRuns(): number {
+    return this.guard.liveRuns;
   }
 
   /** A span starts at `timeMs`; `parent` is its parent span when that is local (same process). */
   start(span: ReplaySpan, parent: ReplaySpan | undefined, timeMs: number): void {
     this.time = timeMs;
     const started = this.guard.start(span, span, parent);
-    if (!started?.run) return;
+    if (started) this.observer?.started(span, started);
+    if (!started?.run || !this.keepRuns) return;
     const { replay } = this.replayOf(started.run, started.scope, span.source);
     if (started.armed) replay.armed(started.armed);
     if (!started.tool) return;
@@ -115,32 +151,39 @@ export class SpanReplayer {
     const finished = this.guard.finish(span);
     // Prepared spans are tool spans or none (model-call spans are not replayed).
     if (finished && 'tool' in finished) {
-      const { replay } = this.replayOf(finished.run, finished.scope, span.source);
-      const known = finished.matchedAtEnd ? undefined : this.indexes.get(span);
-      const index = known ?? replay.nextIndex();
-      this.indexes.delete(span);
-      const timeline = replay.timeline;
-      if (timeline) {
-        if (known === undefined) timeline.begin(index, finished.tool.toolName, span.step, undefined);
-        timeline.argsKnown(index, finished.call.argsHash);
-      }
-      if (finished.verdict) replay.verdict(finished.verdict, finished.call, finished.tool.toolName, index, span.step);
-      if (finished.abort) replay.abort(finished.abort, index, span.step);
-      timeline?.ended(index, finished.sameCall ? {} : finished.tool.outcome(span));
+      this.observer?.finished(span, finished);
+      if (this.keepRuns) this.report(span, finished);
     } else if (span.prepared.modelTokens !== undefined) this.guard.spend(span, span.prepared.modelTokens);
     this.guard.close(span, span.traceId, span.parentSpanId !== undefined);
   }
 
-  /** Releases every live run (end of input). */
-  finish(): void {
-    this.guard.releaseAll('shutdown');
+  /** Counts what the guard decided as a tool span ended, in its run's report. */
+  private report(span: ReplaySpan, finished: ToolSpanFinished<ReplaySpan>): void {
+    const { replay } = this.replayOf(finished.run, finished.scope, span.source);
+    const known = finished.matchedAtEnd ? undefined : this.indexes.get(span);
+    const index = known ?? replay.nextIndex();
+    this.indexes.delete(span);
+    const timeline = replay.timeline;
+    if (timeline) {
+      if (known === undefined) timeline.begin(index, finished.tool.toolName, span.step, undefined);
+      timeline.argsKnown(index, finished.call.argsHash);
+    }
+    if (finished.verdict) replay.verdict(finished.verdict, finished.call, finished.tool.toolName, index, span.step);
+    if (finished.abort) replay.abort(finished.abort, index, span.step);
+    timeline?.ended(index, finished.sameCall ? {} : finished.tool.outcome(span));
+  }
+
+  /** Releases every live run (end of input; for a long-lived replay, `reason` says why). */
+  finish(reason: RunReleaseReason = 'shutdown'): void {
+    this.guard.releaseAll(reason);
   }
 
   /**
    * A run's state was released. Its watch is settled (`run_ended`) by then: its counts are final.
    * Released early (idle, capacity), it may resume: its later calls are the same run's.
    */
-  private released(run: GuardedRun, reason: RunReleaseReason): void {
+  private released(run: GuardedRun, reason: RunReleaseReason, settled: RecoveryResolution | undefined): void {
+    this.observer?.released(run, reason, settled);
     const replayed = this.replays.get(run);
     if (!replayed) return;
     replayed.replay.recovered(run.loop.recovery);

@@ -89,6 +89,43 @@ const keyOf = (process: string, traceId: string, spanId: string) => `${process}\
  * (children before parents), then input order.
  */
 export function replayTraces(spans: readonly PooledSpan[], options: TraceReplayOptions): ProcessRun[] {
+  const replayers = new Map<string, SpanReplayer>();
+  replayInTimeOrder(spans, {
+    replayerOf: (span) => {
+      let replayer = replayers.get(span.process);
+      if (!replayer) {
+        replayer = new SpanReplayer(options);
+        replayers.set(span.process, replayer);
+      }
+      return replayer;
+    },
+  });
+  const runs: ProcessRun[] = [];
+  for (const [process, replayer] of replayers) {
+    replayer.finish();
+    for (const run of replayer.runs) runs.push(Object.assign(run, { process }));
+  }
+  return runs;
+}
+
+/** Where {@link replayInTimeOrder} replays each span. */
+export interface SpanRouting {
+  /** The replayer of the span's process. */
+  readonly replayerOf: (span: PooledSpan) => SpanReplayer;
+  /**
+   * The parent to start a span under when it has a parent that is not among the spans (a
+   * stand-in the caller keeps live in that replayer), asked as the span starts at `timeMs`.
+   * Default: none, as for a root.
+   */
+  readonly missingParent?: (span: PooledSpan, timeMs: number) => ReplaySpan | undefined;
+}
+
+/**
+ * Replays the starts and ends of spans in time order, parents found among them by process,
+ * trace and span id (see {@link replayTraces} for the order of ties). Every span is started
+ * and ended: the spans are whole, as recorded or as exported.
+ */
+export function replayInTimeOrder(spans: readonly PooledSpan[], routing: SpanRouting): void {
   const byKey = new Map<string, PooledSpan>();
   for (const span of spans) byKey.set(keyOf(span.process, span.traceId, span.spanId), span);
   const parentOf = (span: PooledSpan): PooledSpan | undefined =>
@@ -125,25 +162,15 @@ export function replayTraces(spans: readonly PooledSpan[], options: TraceReplayO
   });
   events.sort((a, b) => a.time - b.time || a.phase - b.phase || a.depthKey - b.depthKey || a.seq - b.seq);
 
-  const replayers = new Map<string, SpanReplayer>();
-  const replayerOf = (process: string): SpanReplayer => {
-    let replayer = replayers.get(process);
-    if (!replayer) {
-      replayer = new SpanReplayer(options);
-      replayers.set(process, replayer);
-    }
-    return replayer;
-  };
+  const { missingParent } = routing;
   for (const event of events) {
-    const replayer = replayerOf(event.span.process);
+    const { span } = event;
+    const replayer = routing.replayerOf(span);
     const timeMs = event.time / 1000;
-    if (event.phase === START) replayer.start(event.span, parentOf(event.span), timeMs);
-    else replayer.end(event.span, timeMs);
+    if (event.phase !== START) replayer.end(span, timeMs);
+    else {
+      const parent = parentOf(span) ?? (span.parentSpanId !== undefined ? missingParent?.(span, timeMs) : undefined);
+      replayer.start(span, parent, timeMs);
+    }
   }
-  const runs: ProcessRun[] = [];
-  for (const [process, replayer] of replayers) {
-    replayer.finish();
-    for (const run of replayer.runs) runs.push(Object.assign(run, { process }));
-  }
-  return runs;
 }

@@ -9,8 +9,8 @@ import * as sc from '../../../src/semconv.js';
 import { DEFAULT_ADAPTERS } from '../../../src/spans/adapters/index.js';
 import { CallSequence } from '../../../src/cli/replay/call-sequence.js';
 import { prepareSpan } from '../../../src/cli/replay/prepared-span.js';
-import { SpanReplayer } from '../../../src/cli/replay/span-replayer.js';
-import { pooledSpan, replayTraces } from '../../../src/cli/replay/trace-replay.js';
+import { SpanReplayer, type ReplayObserver } from '../../../src/cli/replay/span-replayer.js';
+import { pooledSpan, replayInTimeOrder, replayTraces } from '../../../src/cli/replay/trace-replay.js';
 
 let digester: Digester;
 beforeAll(async () => {
@@ -76,6 +76,71 @@ describe('replayTraces (recorded spans)', () => {
       prepared: prepareSpan(DEFAULT_ADAPTERS, digester, { ...view, spanContext: () => ids } as never),
     });
   };
+
+  const readCalls = () =>
+    [1, 2, 3, 4].map((n) =>
+      toolSpan(`t${n}`, n * 100, {
+        [sc.ATTR_GEN_AI_TOOL_NAME]: 'read',
+        [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"path":"/a"}',
+        [sc.ATTR_GEN_AI_TOOL_CALL_RESULT]: 'same',
+      }),
+    );
+
+  /** An observer that lists what the guard decided, and the runs it released. */
+  function listing(): ReplayObserver & { seen: string[] } {
+    const seen: string[] = [];
+    return {
+      seen,
+      started: (span, started) => {
+        if (started.verdict)
+          seen.push(`${span.spanId}:start:${started.verdict.check.verdict.level}:${started.scope.runId}`);
+      },
+      finished: (span, finished) => {
+        if (finished.verdict) seen.push(`${span.spanId}:end:${finished.verdict.check.verdict.level}`);
+      },
+      released: (run, reason) => seen.push(`released:${run.runId}:${reason}`),
+    };
+  }
+
+  it('a long-lived replay shows an observer what the guard decided and keeps no run reports', () => {
+    const observer = listing();
+    const replayer = new SpanReplayer({ ...options, keepRuns: false, observer });
+    // Two batches of one trace whose root is not among them: the calls go on in one run.
+    const [first, second] = [readCalls().slice(0, 2), readCalls().slice(2)];
+    replayInTimeOrder(first, { replayerOf: () => replayer });
+    replayInTimeOrder(second, { replayerOf: () => replayer });
+    expect(observer.seen).toEqual(['t3:start:warning:trace-1', 't4:start:critical:trace-1']);
+    expect(replayer.liveRuns).toBe(1);
+    expect(replayer.runs).toEqual([]);
+    replayer.finish('idle');
+    expect(observer.seen.at(-1)).toBe('released:trace-1:idle');
+  });
+
+  it('starts a span whose parent is not among the spans under the stand-in it is given', () => {
+    const observer = listing();
+    const replayer = new SpanReplayer({ ...options, keepRuns: false, observer });
+    const standIn = pooledSpan({
+      traceId: 'trace-1',
+      spanId: '~stand-in',
+      parentSpanId: '~',
+      startUs: 0,
+      endUs: 0,
+      process: 'svc',
+      prepared: { hint: { runId: 'session-7' }, compactionRetry: false },
+    });
+    replayer.start(standIn, undefined, 0);
+    const asked: string[] = [];
+    replayInTimeOrder(readCalls(), {
+      replayerOf: () => replayer,
+      missingParent: (span) => {
+        asked.push(span.spanId);
+        return standIn;
+      },
+    });
+    expect(asked).toEqual(['t1', 't2', 't3', 't4']);
+    // The calls took the stand-in's run.
+    expect(observer.seen).toEqual(['t3:start:warning:session-7', 't4:start:critical:session-7']);
+  });
 
   it('replays a run root and its tool spans in time order through the guard, one run per run id', () => {
     const root = pooledSpan({
