@@ -2,7 +2,7 @@
  * Replaces the process's clocks with counters, for the instruction probe.
  *
  * The SDK's span times and ours come from `performance.now()`, `performance.timeOrigin` and
- * `Date.now()`. Under callgrind a span takes ~50 × its native time, and how long depends on the
+ * `Date.now()`. Under callgrind a span takes many times its native time, and how long depends on the
  * machine's load, so real clock values would steer the code down different branches run by run
  * (the SDK's high-resolution-time arithmetic carries or not, a stored timestamp offset fits a
  * small integer or not) and change which type feedback V8 collects — and so when it optimises

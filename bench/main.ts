@@ -1,20 +1,23 @@
 /**
  * `npm run bench`: every span kind's variants timed side by side in CPU time (`harness.ts`),
  * structured and text hashing throughput, the engine's per-call cost against history size, and
- * memory in fresh processes; then the issue's targets with the figures of this run.
- * `--smoke`: a few short rounds of everything; fails only on errors and sanity checks.
- * `--only=<kind|spans|hashing|engine|memory,...>` runs a subset (`spans`: every kind);
+ * memory in fresh processes; then the bounds (`bounds.ts`): the instructions per span of the
+ * variants they compare, counted by callgrind (`callgrind.ts`), and the memory of live runs.
+ * `--smoke`: a few short rounds of everything, the bounds' probes with short warm-ups; fails only
+ * on errors and sanity checks.
+ * `--only=<kind|spans|hashing|engine|memory|bounds,...>` runs a subset (`spans`: every kind;
+ * `bounds`: the instruction counts and memory the bounds need);
  * `--out=<file>` moves the JSON (default .bench/latest.json, smoke: .bench/smoke.json);
- * `--rounds=<n>` sets the timed rounds of the span kinds below 1 MB (default 21, the plain and
- * 100 B tool spans 120; 60 with `--against`).
+ * `--rounds=<n>` sets the timed rounds of the span kinds below 1 MB (default 21; 60 with `--against`).
  * `--against-entry=<index.js>` (put there by `run.mjs --against=<revision|directory>`): an A/B of
  * two trees, each span kind's floor, ours and the other tree's processor interleaved, with
  * `<kind>: ours / against` per kind, and the two trees' `hashToolOutcome` of the 1 MB results
- * (`hashing <shape> 1 MB: ours / against`; JSON default .bench/against.json); the engine and
- * memory are not run. `--ours-entry=<index.js>` (from `--against=<old>..<new>`) times `<new>`'s
- * processor and hashing as ours.
- * Timing never fails the run: the gate is on instruction counts (`instructions.ts`). An unknown
- * option or `--only` name stops it before anything runs (`cli-options.ts`).
+ * (`hashing <shape> 1 MB: ours / against`; JSON default .bench/against.json); the engine, memory
+ * and bounds are not run. `--ours-entry=<index.js>` (from `--against=<old>..<new>`) times
+ * `<new>`'s processor and hashing as ours.
+ * Times never fail the run. An unmet bound does (status 1), except in smoke mode, whose counts
+ * are not meaningful; without valgrind the instruction bounds are reported as not measured. An
+ * unknown option or `--only` name stops it before anything runs (`cli-options.ts`).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,11 +26,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import xxhash from 'xxhash-wasm';
 import { createDigester, hashToolOutcome, LoopRun, resolveLoopDetectionConfig } from '../src/engine-entry.js';
+import { boundProbes, INSTRUCTION_BOUNDS, instructionBoundRows, memoryBoundRow, type BoundRow } from './bounds.js';
+import { countAll, hasCallgrind, type Count, type Probe } from './callgrind.js';
 import { benchOptions, onlyOption, positiveOption, TREE_OPTIONS, treeOptions } from './cli-options.js';
-import { LOWER_BOUND_RATIOS, ratioName } from './lower-bound-processors.js';
 import { writeReport } from './report-file.js';
 import { measure, ratio, type Measurement, type Ratio, type Variant } from './harness.js';
-import { AGAINST, measuredKinds, treesAt, type Trees } from './span-kinds.js';
+import { AGAINST, measuredKinds, SMALL_MODEL_VARIANT, treesAt, type Trees } from './span-kinds.js';
 import { prng, structuredResultJson, textResultJson } from './workloads.js';
 
 const options = benchOptions(
@@ -42,7 +46,7 @@ const options = benchOptions(
 );
 const SMOKE = options.smoke;
 /** Parts that measure one tree (this one, even with `--ours-entry`): an A/B leaves them out. */
-const ONE_TREE_PARTS = ['engine', 'memory'];
+const ONE_TREE_PARTS = ['engine', 'memory', 'bounds'];
 const only = onlyOption(options.only, [
   ...measuredKinds().map((kind) => kind.name),
   'spans',
@@ -92,19 +96,16 @@ async function trees(): Promise<Trees | undefined> {
   );
 }
 
-// Warm-up: at least 30 000 operations or 1 s of CPU per variant (the instruction probe's warm-ups,
-// 3 000 small tool spans at an eighth of V8's interrupt budget, are ~24 000 at the default one).
+// Warm-up: at least 30 000 operations or 1 s of CPU per variant, so that V8 has optimised the hot code.
 const T = SMOKE
   ? { rounds: 3, batchMs: 2, warmupRounds: 1 }
   : { rounds: 21, batchMs: 25, warmupRounds: 3, warmupOps: 30_000, warmupMs: 1_000 };
 
-/** Timed rounds of the kinds whose targets are within a few per cent of their figures (see `spanKinds`). */
-const PRECISE_ROUNDS = 120;
-const PRECISE_KINDS: ReadonlySet<string> = new Set(['plain', 'tool-100b']);
-
 const details: Record<string, unknown> = {};
 const sanity: string[] = [];
 const figures: Record<string, Ratio | number> = {};
+/** MB of 10 000 live runs (extrapolated in smoke mode), once the memory part ran. */
+let liveRunsMB: number | undefined;
 
 const fmt = (r: Ratio | number, digits = 3): string =>
   typeof r === 'number'
@@ -130,17 +131,10 @@ async function spanKinds(): Promise<void> {
   for (const kind of measuredKinds(await trees())) {
     if (!run(kind.name) && !run('spans')) continue;
     const big = kind.name.includes('1m') || kind.name.includes('10m');
-    // The plain span's targets are a few per cent, and its pipeline variants' rounds spread by
-    // ±8 %: over 21 rounds the ratio's own error is ~2.5 %, over 120 about 1 %. The 100 B tool
-    // span's rounds spread by ±7 %: five runs of 21 rounds read 2.54–3.05 × the floor, four of
-    // 120 rounds 2.91–3.04 ×, against a goal of 3.
-    const preciseRounds =
-      PRECISE_KINDS.has(kind.name) && !SMOKE && againstEntry === undefined ? { rounds: PRECISE_ROUNDS } : {};
     const variants: Variant[] = [];
     for (const v of kind.variants) variants.push({ name: v.name, batch: await v.make(), quantum: v.quantum });
     const m = await measure(variants, {
       ...T,
-      ...preciseRounds,
       ...(ROUNDS !== undefined ? { rounds: ROUNDS } : {}),
       ...(big && !SMOKE ? { rounds: kind.name.includes('10m') ? 7 : 11, batchMs: 150 } : {}),
     });
@@ -159,7 +153,8 @@ async function spanKinds(): Promise<void> {
       figures[`${kind.name}: (pipeline + ours) / pipeline`] = ratio(m, 'pipeline + ours', 'pipeline');
     if (has('pipeline')) figures[`${kind.name}: pipeline / floor`] = ratio(m, 'pipeline', 'floor');
     if (has('empty processor')) figures[`${kind.name}: empty processor / floor`] = ratio(m, 'empty processor', 'floor');
-    for (const [a, b] of LOWER_BOUND_RATIOS) if (has(a) && has(b)) figures[ratioName(kind.name, a, b)] = ratio(m, a, b);
+    if (has(SMALL_MODEL_VARIANT))
+      figures[`${kind.name}: ${SMALL_MODEL_VARIANT} / ours`] = ratio(m, SMALL_MODEL_VARIANT, 'ours');
     if (has(AGAINST)) {
       figures[`${kind.name}: ours / ${AGAINST}`] = ratio(m, 'ours', AGAINST);
       figures[`${kind.name}: ${AGAINST} / floor`] = ratio(m, AGAINST, 'floor');
@@ -354,8 +349,8 @@ function memory(): void {
         `\nmemory (live): ${r.runs} live runs x ${r.recordsPerRun} records: heap + ArrayBuffers +${(r.deltaBytes / 1048576).toFixed(1)} MB (${r.bytesPerRun.toFixed(0)} B/run); liveRuns=${r.liveRuns}`,
       );
       if (r.liveRuns !== r.runs) sanity.push(`memory (live): expected ${r.runs} live runs, got ${r.liveRuns}`);
-      figures[`memory: 10 000 live runs x 30 records, MB${SMOKE ? ' (extrapolated)' : ''}`] =
-        (r.deltaBytes / r.runs / 1048576) * 10_000;
+      liveRunsMB = (r.deltaBytes / r.runs / 1048576) * 10_000;
+      figures[`memory: 10 000 live runs x 30 records, MB${SMOKE ? ' (extrapolated)' : ''}`] = liveRunsMB;
     } else {
       console.log(
         `\nmemory (sequential): ${r.runs} runs; heap + ArrayBuffers after GC: baseline ${(r.baselineBytes / 1048576).toFixed(1)} MB, final ${(r.finalBytes / 1048576).toFixed(1)} MB; liveRuns=${r.liveRuns}`,
@@ -367,59 +362,34 @@ function memory(): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-interface Target {
-  readonly target: string;
-  readonly figure: string;
-  readonly op: '<=' | '>=';
-  readonly goal: number;
-  /**
-   * Where the goal asks for less than the least a processor of ours' kind costs: `figure`, the
-   * same figure of a lower-bound variant; `ours`, ours over that variant. Ours is then 'at the
-   * bound' when the bound misses the goal too and ours is no dearer than the bound in at least a
-   * quarter of the rounds (the first quartile of `ours` at most 1): within the rounds' spread.
-   */
-  readonly bound?: { readonly figure: string; readonly ours: string };
+// The bounds: the instructions of the variants they compare, each in a probe process of its own
+// under callgrind (in smoke mode with short warm-ups), and the memory of live runs.
+async function bounds(): Promise<BoundRow[]> {
+  let counted: Map<Probe, Count> | undefined;
+  if (!hasCallgrind())
+    console.warn('\nbench: valgrind or callgrind_annotate not found: the instruction bounds are not measured');
+  else {
+    const probes = boundProbes().map((p) =>
+      SMOKE ? { ...p, warm: Math.ceil(p.warm / 10 / 5) * 5, spans: Math.ceil(p.spans / 10 / 5) * 5 } : p,
+    );
+    console.log(`\ncounting the instructions of ${probes.length} probes under callgrind (about a minute each)…`);
+    counted = await countAll(probes);
+    details.instructions = [...counted].map(([p, n]) => ({ ...p, ...n }));
+  }
+  const per = (kind: string, variant: string) =>
+    counted && [...counted].find(([p]) => p.kind === kind && p.variant === variant)?.[1].perSpan;
+  const time = (kind: string, numerator: string, denominator: string): string => {
+    const m = details[kind] as Measurement | undefined;
+    return m && numerator in m.nsPerOp && denominator in m.nsPerOp ? fmt(ratio(m, numerator, denominator)) : '';
+  };
+  return [
+    ...instructionBoundRows(per).map((row, i) => {
+      const b = INSTRUCTION_BOUNDS[i];
+      return { ...row, 'time, same ratio': time(b.kind, b.numerator, b.denominator) };
+    }),
+    { ...memoryBoundRow(liveRunsMB, SMOKE), 'time, same ratio': '' },
+  ];
 }
-
-/** The targets of the performance issue (goals on time here; instruction goals: `instructions.ts`). */
-const TARGETS: readonly Target[] = [
-  {
-    target: 'plain span vs realistic pipeline, time',
-    figure: 'plain: (pipeline + ours) / pipeline',
-    op: '<=',
-    goal: 1.02,
-    bound: {
-      figure: 'plain: (pipeline + attribute check) / pipeline',
-      ours: 'plain: (pipeline + ours) / (pipeline + attribute check)',
-    },
-  },
-  { target: '100 B tool span vs floor', figure: 'tool-100b: ours / floor', op: '<=', goal: 3 },
-  {
-    target: '1 KB / 10 KB tool span vs (floor + JSON.parse of both)',
-    figure: 'tool-10k-text: ours / (floor + JSON.parse)',
-    op: '<=',
-    goal: 1.3,
-  },
-  {
-    target: 'same span vs realistic pipeline (protobuf)',
-    figure: 'tool-10k-text: (pipeline + ours) / pipeline',
-    op: '<=',
-    goal: 1.15,
-  },
-  {
-    target: 'naive baseline / ours, unique-args traffic',
-    figure: 'tool-10k-text-unique: naive / ours',
-    op: '>=',
-    goal: 5,
-  },
-  { target: 'structured 1 MB result hashing, MB/s', figure: 'hashing structured 1 MB: ours MB/s', op: '>=', goal: 150 },
-  {
-    target: '10 000 live runs, full histories, MB',
-    figure: `memory: 10 000 live runs x 30 records, MB${SMOKE ? ' (extrapolated)' : ''}`,
-    op: '<=',
-    goal: 35,
-  },
-];
 
 async function main(): Promise<void> {
   console.log(
@@ -433,36 +403,16 @@ async function main(): Promise<void> {
     if (againstEntry === undefined || ab !== undefined) await hashing(ab);
   }
   if (run('engine')) await engine();
-  if (run('memory')) memory();
+  if (run('memory') || run('bounds')) memory();
 
   console.log('\nAll figures (value over all rounds; per-round quartiles in parentheses)');
   console.table(Object.entries(figures).map(([figure, value]) => ({ figure, value: fmt(value) })));
-  const valueOf = (f: Ratio | number): number => (typeof f === 'number' ? f : f.value);
-  const targets = TARGETS.filter((t) => t.figure in figures).map((t) => {
-    const f = figures[t.figure];
-    const within = (value: number) => (t.op === '<=' ? value <= t.goal : value >= t.goal);
-    const bound = t.bound !== undefined ? figures[t.bound.figure] : undefined;
-    const oursOverBound = t.bound !== undefined ? figures[t.bound.ours] : undefined;
-    const atBound =
-      bound !== undefined &&
-      oursOverBound !== undefined &&
-      typeof oursOverBound !== 'number' &&
-      !within(valueOf(bound)) &&
-      (t.op === '<=' ? oursOverBound.q1 <= 1 : oursOverBound.q3 >= 1);
-    return {
-      target: t.target,
-      measured: fmt(f),
-      goal: `${t.op} ${t.goal}`,
-      'lower bound': bound !== undefined ? fmt(bound) : '',
-      'ours / bound': oursOverBound !== undefined ? fmt(oursOverBound) : '',
-      met: within(valueOf(f)) ? 'yes' : atBound ? 'at the bound' : 'no',
-    };
-  });
-  if (targets.length > 0) {
+  const boundRows = run('bounds') ? await bounds() : [];
+  if (boundRows.length > 0) {
     console.log(
-      '\nTargets of the performance issue (time and memory; instruction targets: npm run bench:instructions)',
+      `\nBounds: instructions per span (callgrind) and memory${SMOKE ? ' (smoke: short warm-ups, figures not meaningful)' : ''}; the time of the same ratio in this run beside them`,
     );
-    console.table(targets);
+    console.table(boundRows);
   }
   for (const s of sanity) console.error(`SANITY: ${s}`);
   writeReport(outFile, {
@@ -471,12 +421,16 @@ async function main(): Promise<void> {
     smoke: SMOKE,
     ...(againstEntry !== undefined ? { ours: oursLabel, against: againstLabel } : {}),
     figures,
-    targets,
+    bounds: boundRows,
     sanity,
     details,
   });
   console.log(`\nwritten ${outFile}`);
   if (sanity.length > 0) process.exitCode = 2;
+  else if (!SMOKE && boundRows.some((row) => row.met === 'no')) {
+    console.error('bench: a bound is not met (above)');
+    process.exitCode = 1;
+  }
 }
 
 await main();

@@ -22,7 +22,7 @@ const cpuUs = () => {
 // Batches double until one takes 20 ms, so that reading the CPU time between them stays out of
 // the profile whether a span takes 4 µs or 40 ms.
 let spans = 0;
-let chunk = 1;
+let chunk = variant.quantum ?? 1;
 for (let used = 0, before = 0; used < Number(seconds) * 1e6; before = used) {
   await batch(chunk);
   spans += chunk;

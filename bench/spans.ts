@@ -3,16 +3,33 @@ import { ROOT_CONTEXT, SpanKind, trace, type Context, type Tracer } from '@opent
 import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ToolLoopSpanProcessor } from '../src/index.js';
 
-/** The config the issue names: rolling detectors enabled, everything else default. */
+/** The default profile: rolling detectors enabled, everything else default. */
 const ENABLED = { tools: { loopDetection: { enabled: true } } } as const;
+/** The recommended profile (`profiles/small-model.json5`). */
+const SMALL_MODEL = { tools: { loopDetection: { profile: 'small-model' } } } as const;
+
+/** The configs the bench runs ours with. */
+export type BenchProfile = 'default' | 'small-model';
+
+/**
+ * A processor with ours' three hooks, each doing nothing: what the SDK's dispatch to one more
+ * processor costs, the least any processor can cost.
+ */
+export const EMPTY_PROCESSOR: SpanProcessor = {
+  onStart() {},
+  onEnding() {},
+  onEnd() {},
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
 
 /** A tracer of a provider with these processors, in this order (none: the bare SDK, the floor). */
 export function tracerWith(...processors: SpanProcessor[]): Tracer {
   return new BasicTracerProvider({ spanProcessors: processors }).getTracer('bench');
 }
 
-export async function ours(onEvent?: () => void): Promise<ToolLoopSpanProcessor> {
-  return ToolLoopSpanProcessor.create({ config: ENABLED, onLoopEvent: onEvent });
+export async function ours(onEvent?: () => void, profile: BenchProfile = 'default'): Promise<ToolLoopSpanProcessor> {
+  return ToolLoopSpanProcessor.create({ config: profile === 'default' ? ENABLED : SMALL_MODEL, onLoopEvent: onEvent });
 }
 
 /**

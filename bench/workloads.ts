@@ -80,7 +80,7 @@ export function structuredResultJson(i: number, chars = 10 * 1024): string {
   }
 }
 
-/** An HTTP server span's 10 attributes. */
+/** An HTTP server span's 10 attributes (the root of the plain trace). */
 export function httpAttributes(i: number): Record<string, string | number | boolean> {
   return {
     'http.request.method': 'GET',
@@ -93,6 +93,23 @@ export function httpAttributes(i: number): Record<string, string | number | bool
     'user_agent.original': 'Mozilla/5.0 (X11; Linux x86_64) bench',
     'http.response.status_code': 200,
     'network.protocol.version': '1.1',
+  };
+}
+
+/** An HTTP client span's 10 attributes (a call the server makes: `k` from 0 to 3 picks the peer). */
+export function httpClientAttributes(i: number, k: number): Record<string, string | number | boolean> {
+  const host = ['users.internal', 'inventory.internal', 'pricing.internal', 'search.internal'][k & 3];
+  return {
+    'http.request.method': k === 3 ? 'POST' : 'GET',
+    'url.full': `https://${host}/v1/items/${i}?fields=all`,
+    'url.scheme': 'https',
+    'server.address': host,
+    'server.port': 443,
+    'network.peer.address': `10.0.${k}.${(i % 250) + 1}`,
+    'network.protocol.name': 'http',
+    'network.protocol.version': '1.1',
+    'http.response.status_code': 200,
+    'http.request.resend_count': 0,
   };
 }
 

@@ -51,17 +51,23 @@ export class HelperRequest {
     return this.bridge;
   }
 
-  /**
-   * The processor's side, at a span's start: answers the open request in the span's parent
-   * context, if any, and writes a requested call's `tool_loop.args_hash` and `tool_loop.poll`
-   * (and its write target and `tool_call` family, which the args hash no longer shows).
-   */
-  static answer(parentContext: Context, span: Span, bridge: HelperBridge): void {
+  /** The request in a span's parent context, if any. */
+  static of(parentContext: Context): HelperRequest | undefined {
     const request = parentContext.getValue(HELPER_REQUEST);
-    if (!(request instanceof HelperRequest) || !request.open || request.bridge) return;
-    request.bridge = bridge;
-    if (!request.call) return;
-    const call = bridge.describeCall(request.call.toolName, request.call.params);
+    return request instanceof HelperRequest ? request : undefined;
+  }
+
+  /**
+   * The processor's side, at the start of a span in the request's context: answers the request
+   * while it is open and unanswered, and writes a requested call's `tool_loop.args_hash` and
+   * `tool_loop.poll` (and its write target and `tool_call` family, which the args hash no longer
+   * shows).
+   */
+  answer(span: Span, bridge: HelperBridge): void {
+    if (!this.open || this.bridge) return;
+    this.bridge = bridge;
+    if (!this.call) return;
+    const call = bridge.describeCall(this.call.toolName, this.call.params);
     span.setAttribute(sc.ATTR_TOOL_LOOP_ARGS_HASH, call.argsHash);
     span.setAttribute(sc.ATTR_TOOL_LOOP_POLL, call.knownPoll);
     if (call.mutationTargetHash !== undefined)

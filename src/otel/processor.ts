@@ -1,4 +1,4 @@
-import { diag, ROOT_CONTEXT, trace, type Context, type DiagLogger, type Span as ApiSpan } from '@opentelemetry/api';
+import { diag, type Context, type DiagLogger, type Span as ApiSpan } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AgentConfigResolver } from '../config/agent-config-resolver.js';
 import { loadConfigFile } from '../config/load-file.js';
@@ -23,10 +23,9 @@ import { describeValue } from '../util/describe-value.js';
 import { PACKAGE_NAME } from '../version.js';
 import { ContentRedaction } from './content-redaction.js';
 import { redactingLogger } from './unknown-tool-redaction.js';
-import { contextRunOf } from './context-run.js';
 import { annotatedView, DeferredAnnotations } from './deferred-annotations.js';
-import { EvidenceSpans, isEvidenceContext } from './evidence-spans.js';
-import { HelperRequest, type HelperBridge } from './helper-bridge.js';
+import { EvidenceSpans } from './evidence-spans.js';
+import type { HelperBridge } from './helper-bridge.js';
 import { EndingShim } from './ending-shim.js';
 import { describeError, LoopEventEmitter, type EmitterCounters } from './loop-event-emitter.js';
 import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
@@ -39,6 +38,7 @@ import {
   type ResolvedProcessorOptions,
   type ToolLoopSpanProcessorOptions,
 } from './options.js';
+import { ParentContexts } from './parent-context.js';
 import { RunSignals } from './run-signals.js';
 
 /** Counters of released runs, for operators and tests. */
@@ -84,6 +84,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   private readonly checks: PipelineChecks;
   /** Set by `shutdown()`: later hooks do nothing. */
   private isShutDown = false;
+  /** The last context a span started in, and what it holds. */
+  private readonly parentContexts = new ParentContexts();
   private readonly recovered = { recovered: 0, repeated: 0, runEnded: 0 };
 
   private constructor(
@@ -187,25 +189,14 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
    */
   onStart(span: Span, parentContext: Context): void {
     if (this.isShutDown) return;
-    // The root context holds no values: no evidence mark, helper request or parent to look up
-    // (three lookups, about a third of what a plain root span costs here).
-    const inRoot = parentContext === ROOT_CONTEXT;
     // Every span, evidence spans too: any span may carry content to redact.
     if (!this.sdkCallsOnEnding) this.endingShim.install(span, this.ending);
+    const { evidence, request, parent, remoteParent, run } = this.parentContexts.read(parentContext);
     // An evidence span (ours or another processor's) is about a loop, never part of one.
-    if (!inRoot && isEvidenceContext(parentContext)) return;
+    if (evidence) return;
     try {
-      if (!inRoot) HelperRequest.answer(parentContext, span, this.bridge);
-      const parentSpan = inRoot ? undefined : trace.getSpan(parentContext);
-      const remoteParent = parentSpan?.spanContext().isRemote === true;
-      const parent = parentSpan && !remoteParent ? parentSpan : undefined;
-      const started = this.guard.start(
-        span,
-        span.spanContext(),
-        parent,
-        remoteParent,
-        inRoot ? undefined : contextRunOf(parentContext),
-      );
+      request?.answer(span, this.bridge);
+      const started = this.guard.start(span, span.spanContext(), parent, remoteParent, run);
       if (started) this.emitStarted(span, parent, started);
     } catch (error) {
       this.log.error(`onStart failed: ${describeError(error)}`);
@@ -275,7 +266,9 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     try {
       if (!this.sdkCallsOnEnding && !this.endingShim.handled(span)) this.finishWithoutOnEnding(span);
       // The run and its runSignal end with the last of its root spans (two may share a run id).
-      const closed = this.guard.close(span, span.spanContext().traceId, hasParent(span));
+      const closed = this.guard.mayClose
+        ? this.guard.close(span, span.spanContext().traceId, hasParent(span))
+        : undefined;
       if (closed !== undefined) this.signals.forget(closed);
     } catch (error) {
       this.log.error(`onEnd failed: ${describeError(error)}`);
@@ -291,6 +284,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   shutdown(): Promise<void> {
     if (!this.isShutDown) {
       this.isShutDown = true;
+      this.parentContexts.clear();
       this.guard.releaseAll('shutdown');
       this.signals.clear();
     }

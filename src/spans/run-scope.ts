@@ -280,6 +280,11 @@ export class RunScopes {
    * trace id. (A span whose parent is in another process closes nothing: that process may send
    * more calls of the same trace, so such runs are released by the idle TTL.)
    */
+  /** Whether a live span may hold a scope: while none does, {@link closedBy} finds none. */
+  get anyUnclosed(): boolean {
+    return this.unclosed > 0;
+  }
+
   closedBy(span: object, traceId: string, hasParent: boolean, anyLiveRun = true): string | undefined {
     const scope = this.unclosed > 0 ? this.scopes.get(span) : undefined;
     if (scope) {

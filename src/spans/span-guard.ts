@@ -86,8 +86,8 @@ export const DEFERRED_RESULT_BYTES = 8 * 1024 * 1024;
 /**
  * How many results waiting to be hashed the runs of one span guard may hold at most: 1024 (the
  * last 30 results of 34 runs at once). Besides its texts a waiting result holds its objects and
- * closures, ~0.3 KB: small results would reach {@link DEFERRED_RESULT_BYTES} only by the
- * ten thousand, holding several MB.
+ * closures: small results would reach {@link DEFERRED_RESULT_BYTES} only by the ten thousand,
+ * holding megabytes of those.
  */
 export const DEFERRED_RESULT_COUNT = 1024;
 
@@ -226,8 +226,8 @@ interface ToolSpanState<S> {
 export class SpanGuard<S extends object> {
   private readonly scopes: RunScopes;
   /**
-   * Asked for its `size` before each lookup: while it is empty, most spans end without one (a
-   * `get` on the empty states still counted ~90 more instructions per 100 B tool span).
+   * Asked for its `size` before each lookup: while it is empty, most spans end without one, and
+   * a `get` on the empty states is work for nothing.
    */
   private readonly tools = new LiveSpanStates<ToolSpanState<S>>((span, state) => this.handBack(span, state));
   private readonly runs: RunRegistry<RunState>;
@@ -513,6 +513,14 @@ export class SpanGuard<S extends object> {
    * A span ended: forgets its scope and returns the run key when it was the last open root of
    * its run, whose state is then released (`root-ended`).
    */
+  /**
+   * Whether a span's end may close anything: while no live span holds a scope and no run is
+   * live, {@link close} returns `undefined`, and its arguments need not be read.
+   */
+  get mayClose(): boolean {
+    return this.scopes.anyUnclosed || this.runs.size > 0;
+  }
+
   close(span: S, traceId: string, hasParent: boolean): string | undefined {
     const closed = this.scopes.closedBy(span, traceId, hasParent, this.runs.size > 0);
     return closed !== undefined && this.runs.closeRoot(closed) ? closed : undefined;

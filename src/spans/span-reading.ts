@@ -14,7 +14,7 @@ import type {
   ToolSpanAdapter,
 } from './adapters/adapter.js';
 import { boundedChat, boundedEnd, boundedHint, boundedStart } from './bounded-reading.js';
-import { HashOnlyResultCheck } from './hash-only-result.js';
+import { isHashOnlyResult } from './hash-only-result.js';
 import { parseJsonAttribute } from './json-attribute.js';
 import { ALL_ADAPTERS, inMask, SpanTriggers, type AdapterMask } from './span-triggers.js';
 import type { SpanView } from './span-view.js';
@@ -264,21 +264,13 @@ export function resultTextOf(end: ToolCallEnd): string | undefined {
  */
 export const DEFER_RESULTS_FROM = 16;
 
-/** How results are deferred: from how many characters, and the check that lets a run keep one unhashed. */
-export interface ResultDeferral {
-  /** Results of at least this many characters are deferred (`Infinity`: none). */
-  readonly from: number;
-  /** Owns the scanner long results are searched with: one per reader, made once. */
-  readonly check: HashOnlyResultCheck;
-}
-
 /**
  * The outcome of an ending tool span, hashed only when its hash is first read if the run keeps
- * it so: a successful result text of at least `deferral.from` characters, not of `exec` (whose
+ * it so: a successful result text of at least `deferFrom` characters, not of `exec` (whose
  * projection yields failure facts). The run keeps it unhashed only when nothing but the hash
  * depends on the result ({@link DeferredOutcome.keep}): it can be neither OpenClaw's loop veto, a
  * `write` that changed nothing, nor carry a typed-error stamp (none of `tool-loop`, `changed`,
- * `typed_code` in its text, and no `\\u` escape that could spell them: `deferral.check`). A
+ * `typed_code` in its text, and no `\\u` escape that could spell them: {@link isHashOnlyResult}). A
  * `write`'s mutation target comes from its params, so it is known now. `params`: the parsed
  * arguments (kept until the run keeps the outcome, then parsed again from `rawArguments` if it
  * is read; both `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
@@ -291,15 +283,14 @@ export function deferredToolSpanOutcome(
   params: unknown,
   rawArguments: unknown,
   end: ToolCallEnd,
-  deferral: ResultDeferral,
+  deferFrom: number,
   targetHash?: string,
   remember?: (outcome: OutcomeHash) => void,
 ): DeferredOutcome | undefined {
   const { result } = end;
-  const { from, check } = deferral;
   if (
     typeof result !== 'string' ||
-    result.length < from ||
+    result.length < deferFrom ||
     end.isError ||
     !end.hasResult ||
     end.resultHash !== undefined ||
@@ -309,7 +300,7 @@ export function deferredToolSpanOutcome(
     return undefined;
   const bytes = 2 * (result.length + (typeof rawArguments === 'string' ? rawArguments.length : 0));
   return new DeferredOutcome(
-    new DeferredToolResult(digester, toolName, params, rawArguments, result, check, targetHash, remember),
+    new DeferredToolResult(digester, toolName, params, rawArguments, result, targetHash, remember),
     bytes,
   );
 }
@@ -330,7 +321,6 @@ class DeferredToolResult implements DeferredContent {
     private params: unknown,
     private readonly rawArguments: unknown,
     private readonly result: string,
-    private readonly check: HashOnlyResultCheck,
     private readonly targetHash: string | undefined,
     private readonly remember: ((outcome: OutcomeHash) => void) | undefined,
   ) {}
@@ -352,7 +342,7 @@ class DeferredToolResult implements DeferredContent {
 
   mayKeep(): KeptFacts | false {
     const { digester, toolName } = this;
-    if (!this.check.holds(toolName, this.result)) return false;
+    if (!isHashOnlyResult(toolName, this.result)) return false;
     const mutationTargetHash =
       toolName === 'write' ? writeTargetHash(digester, this.params, this.targetHash) : undefined;
     this.kept = true;
@@ -425,8 +415,8 @@ class LiveToolCall implements ToolCallSource {
     private readonly digester: Digester,
     readonly adapter: ToolSpanAdapter,
     private readonly start: ToolCallStart,
-    /** Results of at least `from` characters are deferred (Infinity: none), if `check` holds for them. */
-    private readonly deferral: ResultDeferral,
+    /** Results of at least this many characters are deferred (`Infinity`: none). */
+    private readonly deferFrom: number,
     private readonly memos: ToolTextMemos | undefined,
   ) {}
 
@@ -503,7 +493,7 @@ class LiveToolCall implements ToolCallSource {
       params,
       rawArguments,
       end,
-      this.deferral,
+      this.deferFrom,
       targetHash,
       remember,
     );
@@ -657,7 +647,7 @@ export interface SpanReader<S> {
  */
 export class AdapterSpanReader implements SpanReader<SpanView> {
   private readonly triggers: SpanTriggers;
-  private readonly deferral: ResultDeferral;
+  private readonly deferFrom: number;
   private readonly memos: ToolTextMemos | undefined;
 
   /**
@@ -674,7 +664,7 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
     options: { readonly deferResultsFrom?: number; readonly memos?: ToolTextMemos | false } = {},
   ) {
     this.triggers = SpanTriggers.of(adapters);
-    this.deferral = { from: options.deferResultsFrom ?? DEFER_RESULTS_FROM, check: new HashOnlyResultCheck() };
+    this.deferFrom = options.deferResultsFrom ?? DEFER_RESULTS_FROM;
     this.memos = options.memos === false ? undefined : (options.memos ?? createToolTextMemos());
   }
 
@@ -693,7 +683,7 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
       this.triggers.adaptersFor(span),
     );
     if (!start || !adapter) return hint === undefined && !compactionRetry ? NOTHING_READ : { hint, compactionRetry };
-    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferral, this.memos) };
+    return { hint, compactionRetry, tool: new LiveToolCall(this.digester, adapter, start, this.deferFrom, this.memos) };
   }
 
   matchEnd(span: SpanView): ToolCallSource | ChatCallsSource | undefined {
@@ -704,7 +694,7 @@ export class AdapterSpanReader implements SpanReader<SpanView> {
   private matchConcerned(span: SpanView): ToolCallSource | ChatCallsSource | undefined {
     const only = this.triggers.adaptersFor(span);
     const match = matchSpanEnd(this.adapters, span, only);
-    if (match) return new LiveToolCall(this.digester, match.adapter, match.start, this.deferral, this.memos);
+    if (match) return new LiveToolCall(this.digester, match.adapter, match.start, this.deferFrom, this.memos);
     const chat = matchChatEnd(this.adapters, span, only);
     return chat && new LiveChatCalls(this.digester, chat, this.memos);
   }

@@ -18,7 +18,6 @@ import {
 import { ToolLoopSpanProcessor, type LoopAbortEvent, type LoopEvent } from '../../src/index.js';
 import * as sc from '../../src/semconv.js';
 import { parseJsonAttribute } from '../../src/spans/json-attribute.js';
-import { HashOnlyResultCheck } from '../../src/spans/hash-only-result.js';
 import { DEFER_RESULTS_FROM, deferredToolSpanOutcome, hashToolSpanOutcome } from '../../src/spans/span-reading.js';
 import { GuardRecorder, spanGuard } from '../helpers/guard-recorder.js';
 
@@ -213,8 +212,7 @@ const resultText = fc.oneof(
 );
 
 describe('deferred result hashing', () => {
-  const check = new HashOnlyResultCheck();
-  const deferral = { from: DEFER_RESULTS_FROM, check };
+  const deferral = DEFER_RESULTS_FROM;
 
   it('defers only results whose hash, computed later, is the eager hash and nothing more (property)', () => {
     const tools = [...TOOLS, 'sessions_send', 'update_plan'];
@@ -230,7 +228,7 @@ describe('deferred result hashing', () => {
           const rawArguments = JSON.stringify(argsOf(tool, variant));
           const end = { result: raw, hasResult: true, isError: false };
           const params = parseJsonAttribute(rawArguments);
-          const later = deferredToolSpanOutcome(digester, tool, params, rawArguments, end, { from: 1, check });
+          const later = deferredToolSpanOutcome(digester, tool, params, rawArguments, end, 1);
           if (!later?.keep()) return;
           deferred += 1;
           const eager = hashToolSpanOutcome(digester, tool, params, end);
@@ -266,9 +264,7 @@ describe('deferred result hashing', () => {
     expect(
       deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, result: { text: FILLER } }, deferral),
     ).toBeUndefined();
-    expect(
-      deferredToolSpanOutcome(digester, 'read', {}, '{}', end, { from: Number.POSITIVE_INFINITY, check }),
-    ).toBeUndefined();
+    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', end, Number.POSITIVE_INFINITY)).toBeUndefined();
   });
 
   it('answers every span exactly as hashing each result at its end does (property)', async () => {

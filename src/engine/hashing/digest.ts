@@ -82,135 +82,8 @@ const BUFFER_BYTES = 64 * 1024;
 const PREFIX_VIEWS = 1024;
 /** Strings longer than this (UTF-16 units) go to the hasher directly instead of through the buffer. */
 const PASS_THROUGH_AT = 16 * 1024;
-/** Strings up to this many units are encoded unit by unit (see {@link encodeUtf8From}); longer ones by `Buffer.write`. */
+/** Strings up to this many units are written unit by unit while they are ASCII (see `HashingSink.writeString`). */
 const SHORT_STRING = 64;
-const QUOTE = 0x22;
-const COLON = 0x3a;
-const DIGIT_0 = 0x30;
-const MINUS = 0x2d;
-const POINT = 0x2e;
-/** The longest `String()` of a finite number (`-1.2345678901234567e-123`), with room to spare. */
-const NUMBER_ROOM = 32;
-/** 10^k for the fraction digits {@link writeShortNumber} tries. */
-const POWERS_OF_TEN: readonly number[] = [1, 10, 100, 1000, 10000, 100000, 1000000];
-/** Decimals with an integer part below this are written directly (10^9 · 10^6 stays far below 2^52). */
-const SHORT_DECIMAL_BELOW = 1e9;
-const INT32_MAX = 0x7fffffff;
-
-/** Writes the digits of `value` (an integer from 0 to 2^53 − 1) at `at`; returns the end. */
-function writeInteger(bytes: Uint8Array, at: number, value: number): number {
-  if (value <= INT32_MAX) return writeSmallInteger(bytes, at, value);
-  let end = at + 1;
-  for (let bound = 10; bound <= value; bound *= 10) end += 1;
-  let rest = value;
-  for (let j = end - 1; j >= at; j -= 1) {
-    const digit = rest % 10;
-    bytes[j] = DIGIT_0 + digit;
-    rest = (rest - digit) / 10;
-  }
-  return end;
-}
-
-/**
- * Writes the digits of `value` (an integer from 0 to 2^31 − 1) at `at`; returns the end. In
- * 32-bit integer arithmetic (`| 0`), which the compiler turns into multiplications: a
- * floating-point `%` here cost more than the rest of a short string's token.
- */
-function writeSmallInteger(bytes: Uint8Array, at: number, value: number): number {
-  // Most are string lengths of keys and short values, and small counts: one or two digits
-  // written directly spare the general loop (its digit count and divisions).
-  if (value < 10) {
-    bytes[at] = DIGIT_0 + value;
-    return at + 1;
-  }
-  if (value < 100) {
-    const tens = (value / 10) | 0;
-    bytes[at] = DIGIT_0 + tens;
-    bytes[at + 1] = DIGIT_0 + value - tens * 10;
-    return at + 2;
-  }
-  let end = at + 1;
-  for (let bound = 10; bound <= value; bound *= 10) end += 1;
-  let rest = value | 0;
-  for (let j = end - 1; j >= at; j -= 1) {
-    const next = (rest / 10) | 0;
-    bytes[j] = DIGIT_0 + rest - next * 10;
-    rest = next;
-  }
-  return end;
-}
-
-/**
- * Writes finite `value` as `String(value)` would, for integers of magnitude below 2^53 and
- * decimals with up to 6 fraction digits below 10^9 (what tool results hold: counts, ids,
- * scores, prices); returns the end, or -1 for any other number (the caller writes
- * `String(value)`). The fewest fraction digits whose decimal reads back as `value` are the
- * digits `String` writes: in that range that decimal is unique, and `Math.round` finds it.
- */
-function writeShortNumber(bytes: Uint8Array, at: number, value: number): number {
-  let magnitude = value;
-  if (value < 0) {
-    magnitude = -value;
-    bytes[at++] = MINUS;
-  }
-  if (Number.isInteger(magnitude))
-    return magnitude <= Number.MAX_SAFE_INTEGER ? writeInteger(bytes, at, magnitude) : -1;
-  if (magnitude >= SHORT_DECIMAL_BELOW) return -1;
-  for (let k = 1; k < POWERS_OF_TEN.length; k += 1) {
-    const power = POWERS_OF_TEN[k];
-    const scaled = Math.round(magnitude * power);
-    if (scaled / power !== magnitude) continue;
-    const whole = Math.floor(magnitude);
-    at = writeInteger(bytes, at, whole);
-    bytes[at++] = POINT;
-    let fraction = (scaled - whole * power) | 0;
-    for (let j = at + k - 1; j >= at; j -= 1) {
-      const next = (fraction / 10) | 0;
-      bytes[j] = DIGIT_0 + fraction - next * 10;
-      fraction = next;
-    }
-    return at + k;
-  }
-  return -1;
-}
-
-/**
- * Writes the UTF-8 encoding of `text` from unit `from` on at `at`, as `TextEncoder` would (a
- * lone surrogate becomes U+FFFD); returns the end. The caller has made room for 3 bytes per
- * unit, and has written the ASCII units before `from` itself (see `HashingSink.writeString`).
- */
-function encodeUtf8From(text: string, from: number, bytes: Uint8Array, at: number): number {
-  const units = text.length;
-  for (let i = from; i < units; i += 1) {
-    let code = text.charCodeAt(i);
-    if (code < 0x80) {
-      bytes[at++] = code;
-      continue;
-    }
-    if (code < 0x800) {
-      bytes[at++] = 0xc0 | (code >> 6);
-      bytes[at++] = 0x80 | (code & 0x3f);
-      continue;
-    }
-    if (code >= 0xd800 && code <= 0xdfff) {
-      const next = code <= 0xdbff && i + 1 < units ? text.charCodeAt(i + 1) : 0;
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
-        i += 1;
-        bytes[at++] = 0xf0 | (code >> 18);
-        bytes[at++] = 0x80 | ((code >> 12) & 0x3f);
-        bytes[at++] = 0x80 | ((code >> 6) & 0x3f);
-        bytes[at++] = 0x80 | (code & 0x3f);
-        continue;
-      }
-      code = 0xfffd;
-    }
-    bytes[at++] = 0xe0 | (code >> 12);
-    bytes[at++] = 0x80 | ((code >> 6) & 0x3f);
-    bytes[at++] = 0x80 | (code & 0x3f);
-  }
-  return at;
-}
 
 /**
  * Feeds the canonical token stream to xxhash64. Strings are written as `"<length>:<text>"`
@@ -221,19 +94,20 @@ function encodeUtf8From(text: string, from: number, bytes: Uint8Array, at: numbe
  *
  * Tokens are encoded straight into a byte buffer; a value whose stream fits in it (almost
  * every tool call) is hashed in one call, without a streaming hasher or intermediate strings.
+ * This runs on every tool call, so it is written for speed where the ~100 B tool span's bound
+ * (docs/performance.md) needs it: short ASCII strings copied unit by unit, the buffer's views
+ * made once per length, and the hash's hex digits written from its halves ({@link HexWriter}).
  */
 class HashingSink implements CanonicalSink {
   private length = 0;
-  /** `bytes.length`, read once: reading a Buffer's length in every token cost about 1 % of the hash's instructions. */
   private readonly capacity: number;
   private hasher: XXHash<bigint> | undefined = undefined;
   private mapString: ((text: string) => string) | undefined = undefined;
   /** This sink's walks are one at a time (see `createDigester`), so they share one walk state. */
   private readonly walk = new CanonicalWalkState();
   /**
-   * `bytes.subarray(0, n)` at index `n`, for the short lengths seen so far: making a view per
-   * digest cost more than hashing a short stream does. Filled up front, so that the array stays
-   * a plain list however few lengths are seen.
+   * `bytes.subarray(0, n)` at index `n`, for the short lengths seen so far: making a view costs
+   * more than hashing a short stream does.
    */
   private readonly prefixes: (Buffer | undefined)[] = new Array<Buffer | undefined>(PREFIX_VIEWS).fill(undefined);
 
@@ -265,10 +139,7 @@ class HashingSink implements CanonicalSink {
   }
 
   writeNumber(value: number): void {
-    if (this.length + NUMBER_ROOM > this.capacity) this.flush();
-    const end = writeShortNumber(this.bytes, this.length, value);
-    if (end >= 0) this.length = end;
-    else this.write(String(value));
+    this.write(String(value));
   }
 
   writeString(token: string): void {
@@ -283,29 +154,22 @@ class HashingSink implements CanonicalSink {
     }
     // Room for the worst case: quote, up to 5 length digits, colon, 3 bytes per UTF-16 unit, quote.
     if (this.length + 8 + units * 3 > this.capacity) this.flush();
+    this.write('"');
+    this.write(String(units));
+    this.write(':');
+    // Most strings in tool calls are short and ASCII (keys, ids, paths): their units are their
+    // bytes, and copying them here costs less than a call into Node's encoder.
     const { bytes } = this;
-    let at = this.length;
-    bytes[at++] = QUOTE;
-    at = writeSmallInteger(bytes, at, units);
-    bytes[at++] = COLON;
-    // Tool content is mostly short strings (keys, ids, paths, titles, numbers as text): encoding
-    // them here is cheaper than a call into Node, whose native loop wins on longer ones (96 units
-    // or more measured slower on 1 MB structured results). Up to 64 rather than 24: the loop
-    // counts more instructions than the call for a 35-character path, but in time the 100 B tool
-    // span and 1 MB structured results took less (see docs/performance.md).
-    if (units <= SHORT_STRING) {
-      // The ASCII prefix here, in the caller, where the compiler inlines it (measured 2 % fewer
-      // instructions than in a function of its own).
-      let i = 0;
+    const at = this.length;
+    let i = 0;
+    if (units <= SHORT_STRING)
       for (; i < units; i += 1) {
         const code = text.charCodeAt(i);
         if (code >= 0x80) break;
         bytes[at + i] = code;
       }
-      at = i === units ? at + units : encodeUtf8From(text, i, bytes, at + i);
-    } else at += bytes.write(text, at);
-    bytes[at++] = QUOTE;
-    this.length = at;
+    this.length = i === units ? at + units : at + i + bytes.write(i === 0 ? text : text.slice(i), at + i);
+    this.write('"');
   }
 
   private finish(): string {

@@ -6,7 +6,7 @@ const hexDigit = (nibble: number): number => nibble + 0x30 + (((9 - nibble) >> 3
 /**
  * The 64-bit value `hi · 2³² + lo` (each half an unsigned 32-bit integer) as 16 lowercase hex
  * digits, zero-padded, in one flat string: what a bigint's `toString(16).padStart(16, '0')`
- * writes, at half its cost.
+ * writes, without the bigint's conversion.
  */
 export function hexDigitsOf(hi: number, lo: number): string {
   return String.fromCharCode(
