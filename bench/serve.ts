@@ -59,14 +59,18 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-/** Waits until `pid` has used no CPU for `quietMs`, then returns its CPU time. */
+/**
+ * Waits until `pid` has used at most a tenth of a core over `quietMs` (not nothing: a profiler's
+ * sampling, `--cpu-prof`, never stops), then returns its CPU time.
+ */
 async function settledCpu(pid: number, quietMs: number): Promise<number> {
-  let last = cpuSeconds(pid);
+  const allowance = quietMs / 1000 / 10;
+  let base = cpuSeconds(pid);
   let quietSince = Date.now();
   for (;;) {
     await sleep(50);
     const now = cpuSeconds(pid);
-    if (now !== last) [last, quietSince] = [now, Date.now()];
+    if (now - base > allowance) [base, quietSince] = [now, Date.now()];
     else if (Date.now() - quietSince >= quietMs) return now;
   }
 }

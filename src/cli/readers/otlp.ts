@@ -41,7 +41,7 @@ export function otlpResourceSpans(document: unknown): unknown[] | undefined {
 export const TOO_DEEP: unique symbol = Symbol('nested too deeply');
 
 /** A record for keys read from a file: without a prototype, so a key `__proto__` is a key like any other. */
-function record(): Record<string, unknown> {
+export function record(): Record<string, unknown> {
   return Object.create(null) as Record<string, unknown>;
 }
 
@@ -154,6 +154,7 @@ export function keyValues(list: unknown, tooDeep?: (key: string) => void): Recor
 function nanosToMicros(value: unknown): number | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) return value / 1000;
   if (typeof value === 'string' && /^\d+$/.test(value)) {
+    // From 16 digits on a double no longer holds every nanosecond: whole microseconds.
     return value.length > 15 ? Number(BigInt(value) / 1000n) : Number(value) / 1000;
   }
   return undefined;
@@ -166,18 +167,30 @@ function statusOf(status: unknown): { code: number; message?: string } | undefin
   if (typeof raw === 'number') code = raw;
   else if (raw === 'STATUS_CODE_ERROR' || raw === 'ERROR') code = STATUS_CODE_ERROR;
   else if (raw === 'STATUS_CODE_OK' || raw === 'OK') code = 1;
-  const message = typeof status.message === 'string' && status.message !== '' ? status.message : undefined;
-  return message === undefined ? { code } : { code, message };
+  return spanStatus(code, typeof status.message === 'string' ? status.message : undefined);
 }
 
-/** A stable identity for a resource: its attributes in key order. */
-function processKey(attributes: Record<string, unknown>): string {
-  const keys = Object.keys(attributes).sort();
-  return keys.length === 0 ? '(no resource)' : JSON.stringify(keys.map((key) => [key, attributes[key]]));
+/** The process that emitted spans of a resource: a stable identity (its attributes in key order), and its service. */
+export function processOf(resource: Record<string, unknown>): { readonly process: string; readonly service?: string } {
+  const keys = Object.keys(resource).sort();
+  const process = keys.length === 0 ? '(no resource)' : JSON.stringify(keys.map((key) => [key, resource[key]]));
+  const service = resource[ATTR_SERVICE_NAME];
+  return typeof service === 'string' ? { process, service } : { process };
 }
 
-function tooDeep(where: string, key: string): string {
+/** The problem of an attribute value left out for its depth, `where` naming its span or resource. */
+export function tooDeepProblem(where: string, key: string): string {
   return `${where}: attribute ${JSON.stringify(key)} nested deeper than ${MAX_VALUE_DEPTH} levels; left out`;
+}
+
+/** The problem of a span skipped for want of ids or a start time. */
+export function skippedSpanProblem(name: string): string {
+  return `span ${JSON.stringify(name || '?')} skipped: missing traceId, spanId or startTimeUnixNano`;
+}
+
+/** The status of a span, `code` as OTLP numbers it, a message only when there is one. */
+export function spanStatus(code: number, message: string | undefined): { code: number; message?: string } {
+  return message === undefined || message === '' ? { code } : { code, message };
 }
 
 /** Decodes one OTLP document; returns false when the value is not OTLP. */
@@ -187,10 +200,9 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
   for (const resourceSpan of resourceSpans) {
     if (!isRecord(resourceSpan)) continue;
     const resource = isRecord(resourceSpan.resource)
-      ? keyValues(resourceSpan.resource.attributes, (key) => sink.problem(tooDeep('resource', key), line))
+      ? keyValues(resourceSpan.resource.attributes, (key) => sink.problem(tooDeepProblem('resource', key), line))
       : record();
-    const process = processKey(resource);
-    const service = typeof resource[ATTR_SERVICE_NAME] === 'string' ? resource[ATTR_SERVICE_NAME] : undefined;
+    const { process, service } = processOf(resource);
     const scopes =
       field(resourceSpan, 'scopeSpans', 'scope_spans') ??
       field(resourceSpan, 'instrumentationLibrarySpans', 'instrumentation_library_spans');
@@ -200,15 +212,12 @@ export function decodeOtlp(document: unknown, sink: DecodeSink, line?: number): 
       for (const span of scope.spans) {
         if (!isRecord(span)) continue;
         const name = typeof span.name === 'string' ? span.name : '';
-        const leftOut = (key: string) => sink.problem(tooDeep(`span ${JSON.stringify(name)}`, key), line);
+        const leftOut = (key: string) => sink.problem(tooDeepProblem(`span ${JSON.stringify(name)}`, key), line);
         const traceId = normalizeId(field(span, 'traceId', 'trace_id'), 16);
         const spanId = normalizeId(field(span, 'spanId', 'span_id'), 8);
         const startUs = nanosToMicros(field(span, 'startTimeUnixNano', 'start_time_unix_nano'));
         if (!traceId || !spanId || startUs === undefined) {
-          sink.problem(
-            `span ${JSON.stringify(name || '?')} skipped: missing traceId, spanId or startTimeUnixNano`,
-            line,
-          );
+          sink.problem(skippedSpanProblem(name), line);
           continue;
         }
         const endUs = nanosToMicros(field(span, 'endTimeUnixNano', 'end_time_unix_nano')) ?? startUs;

@@ -3,7 +3,6 @@ import { describeError } from '../../otel/loop-event-emitter.js';
 import type { EngineLogger } from '../../util/logger.js';
 import type { OtlpProtobuf } from './otlp-protobuf.js';
 import type { ListenAddress } from './serve-options.js';
-import { NotAnExportRequest } from './span-intake.js';
 import { receiverOf, type Receiver } from './receiver.js';
 import type { TraceExportHandler } from './trace-export-handler.js';
 
@@ -45,9 +44,9 @@ export async function startGrpcReceiver(
       answer({ code: grpc.status.UNAVAILABLE, details: refusal });
       return;
     }
-    let decoded;
+    let source;
     try {
-      decoded = codec.decodeTraceRequest(call.request);
+      source = codec.readTraceRequest(call.request);
     } catch (error) {
       answer({
         code: grpc.status.INVALID_ARGUMENT,
@@ -56,14 +55,11 @@ export async function startGrpcReceiver(
       return;
     }
     try {
-      const outcome = handler.accept(decoded.document, decoded.rejected, decoded.problem);
+      const outcome = handler.accept(source);
       answer(null, Buffer.from(codec.encodeTraceResponse(outcome.rejected, outcome.problem ?? '')));
     } catch (error) {
-      if (error instanceof NotAnExportRequest) answer({ code: grpc.status.INVALID_ARGUMENT, details: error.message });
-      else {
-        log.error(`OTLP/gRPC export failed: ${describeError(error)}`);
-        answer({ code: grpc.status.INTERNAL, details: 'the request could not be processed' });
-      }
+      log.error(`OTLP/gRPC export failed: ${describeError(error)}`);
+      answer({ code: grpc.status.INTERNAL, details: 'the request could not be processed' });
     }
   };
   const server = new grpc.Server({

@@ -6,7 +6,7 @@ import type { EngineLogger } from '../../util/logger.js';
 import { receiverOf, type Receiver } from './receiver.js';
 import type { OtlpProtobuf } from './otlp-protobuf.js';
 import type { ListenAddress } from './serve-options.js';
-import { NotAnExportRequest } from './span-intake.js';
+import { jsonSpanSource, NotAnExportRequest } from './span-intake.js';
 import {
   RPC_INVALID_ARGUMENT,
   RPC_RESOURCE_EXHAUSTED,
@@ -128,13 +128,13 @@ async function serve(
 }
 
 function acceptProtobuf(body: Buffer, handler: TraceExportHandler, codec: OtlpProtobuf): ExportOutcome {
-  let decoded;
+  let source;
   try {
-    decoded = codec.decodeTraceRequest(body);
+    source = codec.readTraceRequest(body);
   } catch (error) {
     throw new HttpAnswer(400, RPC_INVALID_ARGUMENT, `malformed ExportTraceServiceRequest: ${(error as Error).message}`);
   }
-  return accept(handler, decoded.document, decoded.rejected, decoded.problem);
+  return handler.accept(source);
 }
 
 function acceptJson(body: Buffer, handler: TraceExportHandler): ExportOutcome {
@@ -144,16 +144,14 @@ function acceptJson(body: Buffer, handler: TraceExportHandler): ExportOutcome {
   } catch (error) {
     throw new HttpAnswer(400, RPC_INVALID_ARGUMENT, `malformed JSON: ${(error as Error).message}`);
   }
-  return accept(handler, document);
-}
-
-function accept(handler: TraceExportHandler, document: unknown, rejected?: number, problem?: string): ExportOutcome {
+  let source;
   try {
-    return handler.accept(document, rejected, problem);
+    source = jsonSpanSource(document);
   } catch (error) {
     if (error instanceof NotAnExportRequest) throw new HttpAnswer(400, RPC_INVALID_ARGUMENT, error.message);
     throw error;
   }
+  return handler.accept(source);
 }
 
 /** The request body, refused with 413 as soon as it passes `limit` bytes. */

@@ -13,7 +13,7 @@ import type { ServeLog } from './serve-log.js';
 import { ServeMetrics } from './serve-metrics.js';
 import type { ServeSettings } from './serve-options.js';
 import { ServeTelemetry } from './serve-telemetry.js';
-import { SpanIntake, type ServedSpan } from './span-intake.js';
+import { SpanIntake, type ServedSpan, type SpanSource } from './span-intake.js';
 import { TraceBuffer } from './trace-buffer.js';
 import type { ExportOutcome, TraceExportHandler } from './trace-export-handler.js';
 import { VerdictOutputs } from './verdict-outputs.js';
@@ -205,8 +205,8 @@ export class LoopGuardService implements TraceExportHandler {
     return reason;
   }
 
-  accept(request: unknown, rejected = 0, problem?: string): ExportOutcome {
-    const intake = this.intake.read(request, rejected, problem);
+  accept(request: SpanSource): ExportOutcome {
+    const intake = this.intake.take(request);
     this.metrics.spans('accepted', intake.spans.length);
     this.metrics.spans('rejected', intake.rejected);
     this.log.debug(

@@ -2,6 +2,7 @@ import type { Digester } from '../../engine/hashing/digest.js';
 import type { ToolSpanAdapter } from '../../spans/adapters/adapter.js';
 import { isRecord } from '../../util/is-record.js';
 import { decodeOtlp, otlpResourceSpans } from '../readers/otlp.js';
+import type { DecodeSink } from '../readers/types.js';
 import { hashedSpan, type PooledSpan } from '../replay/trace-replay.js';
 
 /** A received span, read and hashed, with its process's resource (for the outputs that name the process). */
@@ -18,6 +19,17 @@ export interface Intake {
   readonly problem?: string;
 }
 
+/** An export request's spans, as its encoding's reader reads them. */
+export interface SpanSource {
+  /** Spans the reader goes through (fed to the sink, or skipped with a problem). */
+  readonly count: number;
+  /** Spans the decoding already left out, and why the first was. */
+  readonly rejected: number;
+  readonly problem?: string;
+  /** Feeds the spans to `sink`, with the problems met. */
+  read(sink: DecodeSink): void;
+}
+
 /** A request that is no OTLP trace export: answered as a bad request. */
 export class NotAnExportRequest extends Error {
   override readonly name = 'NotAnExportRequest';
@@ -26,10 +38,22 @@ export class NotAnExportRequest extends Error {
 const NO_RESOURCE: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
- * Turns an export request, in the OTLP JSON shape (as sent, or decoded from protobuf), into
- * spans the replay reads: each decoded by the analyzer's OTLP reader and hashed once by the
- * adapters, its raw content dropped here.
+ * The spans of an export request in the OTLP JSON shape, read by the analyzer's OTLP reader.
+ * Throws {@link NotAnExportRequest} for a value that is no `ExportTraceServiceRequest` (an empty
+ * object is one: it holds no spans).
  */
+export function jsonSpanSource(request: unknown): SpanSource {
+  if (!isRecord(request)) throw new NotAnExportRequest('the body is not an ExportTraceServiceRequest object');
+  const resourceSpans = otlpResourceSpans(request);
+  if (resourceSpans === undefined) {
+    const keys = Object.keys(request);
+    if (keys.length === 0) return { count: 0, rejected: 0, read: () => undefined };
+    throw new NotAnExportRequest(`the body has no resourceSpans (keys: ${keys.slice(0, 5).join(', ')})`);
+  }
+  return { count: countSpans(resourceSpans), rejected: 0, read: (sink) => decodeOtlp(request, sink) };
+}
+
+/** Turns export requests into spans the replay reads: each hashed once by the adapters, its raw content dropped here. */
 export class SpanIntake {
   constructor(
     private readonly adapters: readonly ToolSpanAdapter[],
@@ -37,22 +61,19 @@ export class SpanIntake {
   ) {}
 
   /**
-   * Reads a request. `rejected` / `problem`: spans its decoding already left out. Throws
-   * {@link NotAnExportRequest} for a value that is no `ExportTraceServiceRequest` (an empty
-   * object is one: it holds no spans).
+   * Reads a request in the OTLP JSON shape (see {@link jsonSpanSource}, which throws for one that
+   * is no export request). `rejected` / `problem`: spans its decoding already left out.
    */
   read(request: unknown, rejected = 0, problem?: string): Intake {
-    if (!isRecord(request)) throw new NotAnExportRequest('the body is not an ExportTraceServiceRequest object');
-    const resourceSpans = otlpResourceSpans(request);
-    if (resourceSpans === undefined) {
-      const keys = Object.keys(request);
-      if (keys.length === 0) return { spans: [], rejected, ...(problem !== undefined ? { problem } : {}) };
-      throw new NotAnExportRequest(`the body has no resourceSpans (keys: ${keys.slice(0, 5).join(', ')})`);
-    }
-    const sent = countSpans(resourceSpans);
+    const source = jsonSpanSource(request);
+    return this.take({ ...source, rejected, ...(problem !== undefined ? { problem } : {}) });
+  }
+
+  /** Reads a request's spans from its reader. */
+  take(source: SpanSource): Intake {
     const spans: ServedSpan[] = [];
-    let firstProblem = problem;
-    decodeOtlp(request, {
+    let firstProblem = source.problem;
+    source.read({
       span: (span) => {
         const served = hashedSpan(span, 'otlp', this.adapters, this.digester) as PooledSpan & { resource: unknown };
         served.resource = span.resource ?? NO_RESOURCE;
@@ -62,12 +83,8 @@ export class SpanIntake {
         firstProblem ??= message;
       },
     });
-    const skipped = sent - spans.length;
-    return {
-      spans,
-      rejected: rejected + skipped,
-      ...(firstProblem !== undefined && rejected + skipped > 0 ? { problem: firstProblem } : {}),
-    };
+    const rejected = source.rejected + source.count - spans.length;
+    return { spans, rejected, ...(firstProblem !== undefined && rejected > 0 ? { problem: firstProblem } : {}) };
   }
 }
 

@@ -1,3 +1,5 @@
+import type { SpanSource } from './span-intake.js';
+
 /** What one export request came to: the spans left out as unusable, and why the first was. */
 export interface ExportOutcome {
   readonly rejected: number;
@@ -5,8 +7,8 @@ export interface ExportOutcome {
 }
 
 /**
- * What the receivers hand each OTLP trace export request to, once decoded to the OTLP JSON
- * shape; the protocol's answer (status codes, bodies, size limits, decompression) is theirs.
+ * What the receivers hand each OTLP trace export request to, once decoded; the protocol's
+ * answer (status codes, bodies, size limits, decompression) is theirs.
  */
 export interface TraceExportHandler {
   /**
@@ -22,11 +24,8 @@ export interface TraceExportHandler {
   readonly retryAfterSeconds: number;
   /** Largest request body taken, in bytes (after decompression). */
   readonly maxRequestBytes: number;
-  /**
-   * Takes a request (`rejected` / `problem`: spans its decoding already left out). Throws
-   * `NotAnExportRequest` for a body that is no export request.
-   */
-  accept(request: unknown, rejected?: number, problem?: string): ExportOutcome;
+  /** Takes a request's spans, as the reader of its encoding reads them. */
+  accept(request: SpanSource): ExportOutcome;
 }
 
 /** gRPC status codes the receivers answer with (google.rpc.Code). */
