@@ -78,7 +78,8 @@ export { DEFAULT_LOOP_DETECTION_CONFIG } from './config/defaults.js';
 export { mergeLoopDetectionConfig } from './config/merge.js';
 export { LOOP_DETECTION_PROFILES, loopDetectionProfile, SMALL_MODEL_PROFILE } from './config/profiles.js';
 export { resolveLoopDetectionConfig, type ResolveOptions } from './config/resolve.js';
-export { validateToolLoopGuardConfig, type ConfigIssue } from './config/validate.js';
+export type { ConfigIssue } from './config/config-issue.js';
+export { validateToolLoopGuardConfig } from './config/validate.js';
 export type {
   AgentLoopDetectionEntry,
   LoopDetectionConfig,

@@ -7,7 +7,7 @@ import { loopSignaturesOf, loopWindow, type LoopWindow } from './evidence/loop-w
 import { RecoveryWatch, type RecoveryCounts, type RecoveryResolution } from './recovery/recovery-watch.js';
 import { detectToolCallLoop } from './detectors/detect.js';
 import { DeferredOutcome, type DeferredOutcomeBudget } from './history/deferred-outcome.js';
-import type { InFlightCall } from './history/queries.js';
+import type { InFlightCall } from './history/in-flight-call.js';
 import { normalizeRunId, ToolCallHistory } from './history/tool-call-history.js';
 import {
   PostCompactionGuard,

@@ -1,4 +1,5 @@
 import { identicalCallsOf, type IdenticalCalls } from './identical-calls.js';
+import type { InFlightCall } from './in-flight-call.js';
 import { signatureKey, type ScopeLog } from './record-ring.js';
 import { redundantCallsOf, type RedundantCalls } from './redundant-calls.js';
 import { resultCycleOf, type ResultCycle } from './result-cycle.js';
@@ -41,12 +42,6 @@ export interface ArgumentChurn {
 export interface TypedErrorRepeat {
   readonly count: number;
   readonly code?: string;
-}
-
-/** A call admitted but not finished yet (an earlier member of the same batch): a projected veto. */
-export interface InFlightCall {
-  readonly toolName: string;
-  readonly argsHash: string;
 }
 
 /** Calls of a stable churn variant needed before it counts (OpenClaw's 3). */

@@ -1,7 +1,7 @@
 import { mayBeKnownPoll } from '../hashing/known-poll.js';
 import { isNoProgressOutcome } from './no-progress-outcome.js';
 import { isVeto } from './outcome-similarity.js';
-import type { InFlightCall } from './queries.js';
+import type { InFlightCall } from './in-flight-call.js';
 import { signatureKey, type ScopeLog } from './record-ring.js';
 
 /** The calls of a scope that asked again for an answer the run already had. */

@@ -1,7 +1,8 @@
 import { RingQueue } from '../../util/ring-queue.js';
 import type { OutcomeHash, ToolCallRecord } from '../types.js';
 import { DeferredOutcome } from './deferred-outcome.js';
-import { ScopeView, type InFlightCall, type ScopedHistory } from './queries.js';
+import type { InFlightCall } from './in-flight-call.js';
+import { ScopeView, type ScopedHistory } from './queries.js';
 import { ScopeLog } from './record-ring.js';
 
 /** Trims a run id; empty means "no run id", as in OpenClaw. */
