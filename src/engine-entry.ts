@@ -32,7 +32,14 @@ export {
 export { canonicalString } from './engine/hashing/canonical.js';
 
 // One run's detection: history, detectors, suppression, the post-compaction guard.
-export { LoopRun, type GuardAbort, type LoopPolicy, type LoopRunOptions, type RunCheck } from './engine/loop-run.js';
+export {
+  LoopRun,
+  type GuardAbort,
+  type JudgeOptions,
+  type LoopPolicy,
+  type LoopRunOptions,
+  type RunCheck,
+} from './engine/loop-run.js';
 export type { BudgetKind, LoopBudget } from './engine/cost/loop-budget.js';
 export type { LoopWindow } from './engine/evidence/loop-window.js';
 export type { CallRef } from './engine/evidence/call-refs.js';
@@ -41,9 +48,9 @@ export { ToolCallHistory } from './engine/history/tool-call-history.js';
 export type {
   NoProgressStreak,
   PingPongCandidate,
-  ScopedHistory,
+  RunHistory,
   UnknownToolStreak,
-} from './engine/history/queries.js';
+} from './engine/history/run-history.js';
 export { detectToolCallLoop } from './engine/detectors/detect.js';
 export type { Detector, DetectorFinding, DetectorLogLine } from './engine/detectors/detector.js';
 export {
