@@ -254,7 +254,8 @@ export class LoopRun {
     let budgetExceeded: BudgetKind | undefined;
     if (budget && measured && verdict.level === 'warning') {
       budgetExceeded = passedBudget(budget, measured);
-      if (budgetExceeded) verdict = escalatedVerdict(verdict, budgetExceeded, budget, measured, call.toolName);
+      if (budgetExceeded)
+        verdict = escalatedVerdict(verdict, call.toolName, { kind: budgetExceeded, budget, waste: measured });
     }
     if (verdict.level === 'critical') {
       if (shadow)
@@ -429,7 +430,12 @@ export class LoopRun {
     let seq = pendingRecordOf(this.log, call, toolCallId);
     if (seq < 0) seq = this.append(call, toolCallId, this.now());
     if (outcome instanceof DeferredOutcome) this.log.setDeferred(seq, outcome);
-    else this.log.setOutcome(seq, outcome.resultHash, outcomeFactsOf(outcome, readsResultSimilarity(this.config)));
+    else
+      this.log.setOutcome(
+        seq,
+        outcome.resultHash,
+        outcomeFactsOf(outcome, { similarity: readsResultSimilarity(this.config) }),
+      );
     return seq;
   }
 

@@ -39,7 +39,7 @@ export function attachOutcome(
   let seq = pendingRecordOf(log, call, call.toolCallId);
   if (seq < 0) seq = appendCall(log, call, limit, timestamp);
   if (outcome instanceof DeferredOutcome) log.setDeferred(seq, outcome);
-  else log.setOutcome(seq, outcome.resultHash, outcomeFactsOf(outcome, false));
+  else log.setOutcome(seq, outcome.resultHash, outcomeFactsOf(outcome));
   return seq;
 }
 

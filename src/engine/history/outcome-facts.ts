@@ -5,11 +5,14 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The facts of an outcome, or `undefined` when it has none. Reads no hash: a deferred outcome's
- * is computed only when a detector reads it. `similarity`: keep the result's sketch and shape
+ * is computed only when a detector reads it. `options.similarity`: keep the result's sketch and shape
  * (only the near-duplicate detectors read them, and computing them is a pass over the result).
  */
-export function outcomeFactsOf(outcome: OutcomeHash, similarity: boolean): OutcomeFacts | undefined {
-  const evidence = similarity ? outcome.similarity?.() : undefined;
+export function outcomeFactsOf(
+  outcome: OutcomeHash,
+  options: { readonly similarity?: boolean } = {},
+): OutcomeFacts | undefined {
+  const evidence = options.similarity === true ? outcome.similarity?.() : undefined;
   const facts: Writable<OutcomeFacts> = {};
   const unknownToolName = boundedToolName(outcome.unknownToolName);
   if (unknownToolName !== undefined) facts.unknownToolName = unknownToolName;

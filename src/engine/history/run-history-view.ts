@@ -186,7 +186,8 @@ export class RunHistoryView implements RunHistory {
     return { count: tail + 1, pairedToolName: log.toolName(last), pairedSignature: log.argsHash(last) };
   }
 
-  pingPongNoProgressEvidence(candidate: PingPongCandidate, strict = false): boolean {
+  pingPongNoProgressEvidence(candidate: PingPongCandidate, options: { readonly strict?: boolean } = {}): boolean {
+    const strict = options.strict === true;
     const log = this.log;
     const tail = candidate.count - 1;
     if (!log || tail < (strict ? 4 : 2)) return false;

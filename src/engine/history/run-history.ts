@@ -74,7 +74,7 @@ export interface RunHistory {
    * repeats nothing), and a `write` that changed its target in the tail is progress (default
    * false, OpenClaw's rule).
    */
-  pingPongNoProgressEvidence(candidate: PingPongCandidate, strict?: boolean): boolean;
+  pingPongNoProgressEvidence(candidate: PingPongCandidate, options?: { readonly strict?: boolean }): boolean;
   /** Stable argument churn of `toolName` that a call with `argsHash` would continue. */
   argumentChurn(toolName: string, argsHash: string): ArgumentChurn;
   /** Distinct argument variants written to one target with no verification in between (0 when `argsHash` is one of them). */

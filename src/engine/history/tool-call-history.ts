@@ -77,7 +77,7 @@ export class ToolCallHistory {
     const log = this.logOf(runId);
     let seq = pendingRecordOf(log, outcome, outcome.toolCallId);
     if (seq < 0) seq = this.append(log, { ...outcome, timestamp: this.now() }, historySize);
-    log.setOutcome(seq, outcome.resultHash, outcomeFactsOf(outcome, false));
+    log.setOutcome(seq, outcome.resultHash, outcomeFactsOf(outcome));
     return recordAt(log, seq, runId);
   }
 
