@@ -31,7 +31,7 @@ export {
 } from './engine/hashing/outcome-hash.js';
 export { canonicalString } from './engine/hashing/canonical.js';
 
-// One run's detection: history, detectors, suppression, the post-compaction guard.
+// One run's detection: its records, detectors, suppression, the post-compaction guard.
 export {
   LoopRun,
   type GuardAbort,
@@ -44,20 +44,20 @@ export type { BudgetKind, LoopBudget } from './engine/cost/loop-budget.js';
 export type { LoopWindow } from './engine/evidence/loop-window.js';
 export type { CallRef } from './engine/evidence/call-refs.js';
 export type { RecoveryCounts, RecoveryOutcome, RecoveryResolution } from './engine/recovery/recovery-watch.js';
-export { ToolCallHistory } from './engine/history/tool-call-history.js';
-export type {
-  NoProgressStreak,
-  PingPongCandidate,
-  RunHistory,
-  UnknownToolStreak,
-} from './engine/history/run-history.js';
-export { detectToolCallLoop } from './engine/detectors/detect.js';
-export type { Detector, DetectorFinding, DetectorLogLine } from './engine/detectors/detector.js';
 export {
   PostCompactionGuard,
   type GuardVerdict,
+  type GuardWindowSummary,
   type PostCompactionGuardOptions,
 } from './engine/post-compaction-guard.js';
+
+// OpenClaw's session window, shared by several runs (`LoopRunOptions.history`), and the
+// detectors run over one run's view of it.
+export { ToolCallHistory, type HashedOutcome, type PendingCall } from './engine/history/tool-call-history.js';
+export type { RunHistory } from './engine/history/run-history.js';
+export { detectToolCallLoop } from './engine/detectors/detect.js';
+export type { DetectorFinding } from './engine/detectors/detector.js';
+
 export type {
   LoopCheck,
   LoopDetectorName,
@@ -67,7 +67,6 @@ export type {
   ToolCallRecord,
   ToolCallSignature,
 } from './engine/types.js';
-export type { GuardWindowSummary } from './engine/post-compaction-guard.js';
 export {
   COMPACTION_LOOP_PERSISTED_CODE,
   CompactionLoopPersistedError,

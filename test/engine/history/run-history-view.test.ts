@@ -108,7 +108,7 @@ function writeTargetChurn(records: readonly ToolCallRecord[], args: string, targ
 }
 
 describe.each(RUN_LOGS)('run history over the %s log', (_, newLog) => {
-  it('answer as a plain scan of the records does, for signatures in scope and not', () => {
+  it('answer as a plain scan of the records does, for signatures held and not', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 60 }), fc.array(step, { maxLength: 200 }), (historySize, steps) => {
         const log = newLog();
