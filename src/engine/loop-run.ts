@@ -13,7 +13,8 @@ import { outcomeFactsOf } from './history/outcome-facts.js';
 import { PackedRunLog } from './history/packed-run-log.js';
 import { RunHistoryView } from './history/run-history-view.js';
 import { pendingRecordOf, recordAt, type RunLog } from './history/run-log.js';
-import { normalizeRunId, type ToolCallHistory } from './history/tool-call-history.js';
+import type { ToolCallHistory } from './history/tool-call-history.js';
+import { normalizeRunId } from './normalize-run-id.js';
 import {
   PostCompactionGuard,
   PRE_COMPACTION_BASELINE,

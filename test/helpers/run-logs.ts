@@ -55,6 +55,11 @@ export function appendVeto(
   return seq;
 }
 
+/** Records held. */
+export function lengthOf(log: RunLog): number {
+  return log.end - log.first;
+}
+
 /** The log's records in the public shape, oldest first. */
 export function recordsOf(log: RunLog, runId?: string): ToolCallRecord[] {
   const records: ToolCallRecord[] = [];

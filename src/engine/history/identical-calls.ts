@@ -1,4 +1,4 @@
-import { comparableOutcome, nearDuplicate, type ComparableOutcome } from './outcome-similarity.js';
+import { comparableOutcome, nearDuplicate, type ComparableOutcome } from './comparable-outcome.js';
 import type { RunLog } from './run-log.js';
 
 /** The streak of identical calls a call with this signature would continue. */

@@ -1,8 +1,7 @@
 import { mayBeKnownPoll } from '../hashing/known-poll.js';
 import { isNoProgressOutcome } from './no-progress-outcome.js';
-import { isVeto } from './outcome-similarity.js';
 import type { InFlightCall } from './in-flight-call.js';
-import type { RunLog } from './run-log.js';
+import { isVeto, type RunLog } from './run-log.js';
 import { signatureKey } from './signature-key.js';
 
 /** The calls of a run that asked again for an answer the run already had. */

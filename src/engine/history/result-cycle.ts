@@ -1,5 +1,4 @@
-import { isVeto } from './outcome-similarity.js';
-import type { RunLog } from './run-log.js';
+import { isVeto, type RunLog } from './run-log.js';
 
 /** Shortest and longest cycle looked for: A→B→A… up to A→B→C→D→E→A… */
 export const MIN_CYCLE_PERIOD = 2;

@@ -2,7 +2,7 @@ import { identicalCallsOf } from './identical-calls.js';
 import type { InFlightCall } from './in-flight-call.js';
 import { redundantCallsOf } from './redundant-calls.js';
 import { resultCycleOf } from './result-cycle.js';
-import { recordsOf, type RunLog } from './run-log.js';
+import { isVeto, recordsOf, type RunLog } from './run-log.js';
 import type {
   ArgumentChurn,
   IdenticalCalls,
@@ -93,7 +93,7 @@ export class RunHistoryView implements RunHistory {
       for (const s of records) {
         const resultHash = log.resultHash(s);
         if (resultHash === undefined) {
-          if (log.facts(s)?.outcomeKind === 'tool-loop-veto') vetoes += 1;
+          if (isVeto(log, s)) vetoes += 1;
           continue;
         }
         if (latestResultHash === undefined) latestResultHash = resultHash;
@@ -136,7 +136,7 @@ export class RunHistoryView implements RunHistory {
       const resultHash = log.resultHash(s);
       const facts = log.facts(s);
       if (resultHash === undefined) {
-        if (facts?.outcomeKind === 'tool-loop-veto') vetoes += 1;
+        if (isVeto(log, s)) vetoes += 1;
         continue;
       }
       if (facts?.outcomeKind !== 'terminal-exec-failure') break;

@@ -70,9 +70,9 @@ export interface RunLog {
   releaseDeferred(): void;
 }
 
-/** Records held. */
-export function lengthOf(log: RunLog): number {
-  return log.end - log.first;
+/** Whether the record is the loop's own veto (a blocked call: no outcome, not pending). */
+export function isVeto(log: RunLog, seq: number): boolean {
+  return log.facts(seq)?.outcomeKind === 'tool-loop-veto';
 }
 
 /** The records of the call's signature, pending or not, newest first. */

@@ -1,5 +1,4 @@
-import { isVeto } from './outcome-similarity.js';
-import type { RunLog } from './run-log.js';
+import { isVeto, type RunLog } from './run-log.js';
 
 /** The repeated failure a tool's next call would follow (`count` 0 = none). */
 export interface SimilarOutcomes {

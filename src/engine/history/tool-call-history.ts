@@ -1,16 +1,11 @@
 import { RingQueue } from '../../util/ring-queue.js';
+import { normalizeRunId } from '../normalize-run-id.js';
 import type { OutcomeHash, ToolCallRecord } from '../types.js';
 import { outcomeFactsOf } from './outcome-facts.js';
 import { PackedRunLog } from './packed-run-log.js';
 import type { RunHistory } from './run-history.js';
 import { RunHistoryView } from './run-history-view.js';
 import { pendingRecordOf, recordAt, type LoggedCall, type RunLog } from './run-log.js';
-
-/** Trims a run id; empty means "no run id", as in OpenClaw. */
-export function normalizeRunId(runId: string | undefined): string | undefined {
-  const trimmed = typeof runId === 'string' ? runId.trim() : '';
-  return trimmed === '' ? undefined : trimmed;
-}
 
 /** A pre-call record's identity. */
 export interface PendingCall {

@@ -14,10 +14,10 @@ import {
   type DeferredOutcomeHolder,
 } from '../../../src/engine/history/deferred-outcome-budget.js';
 import { RunHistoryView } from '../../../src/engine/history/run-history-view.js';
-import { lengthOf, type RunLog } from '../../../src/engine/history/run-log.js';
+import type { RunLog } from '../../../src/engine/history/run-log.js';
 import { LoopRun } from '../../../src/engine/loop-run.js';
 import type { OutcomeHash } from '../../../src/engine/types.js';
-import { appendCall, attachOutcome, recordsOf, RUN_LOGS } from '../../helpers/run-logs.js';
+import { appendCall, attachOutcome, lengthOf, recordsOf, RUN_LOGS } from '../../helpers/run-logs.js';
 
 const hex = (n: number) => n.toString(16).padStart(16, '0');
 const argsHashOf = (tool: string, args: number) => `${tool}:${hex(args)}`;

@@ -6,10 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RunHistoryView } from '../../../src/engine/history/run-history-view.js';
-import { lengthOf } from '../../../src/engine/history/run-log.js';
 import { signatureKey } from '../../../src/engine/history/signature-key.js';
 import type { OutcomeHash, ToolCallRecord } from '../../../src/engine/types.js';
-import { appendCall, appendVeto, attachOutcome, recordsOf, RUN_LOGS } from '../../helpers/run-logs.js';
+import { appendCall, appendVeto, attachOutcome, lengthOf, recordsOf, RUN_LOGS } from '../../helpers/run-logs.js';
 
 const hex16 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((n) => n.toString(16).padStart(16, '0'));
 const tools = ['read', 'exec', 'write', 'a:b', 'ünï', ''];

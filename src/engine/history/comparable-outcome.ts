@@ -16,11 +16,6 @@ export function comparableOutcome(log: RunLog, seq: number): ComparableOutcome |
   return { resultHash, sketch: details?.resultSketch, shape: details?.resultShape };
 }
 
-/** Whether the record is the loop's own veto (a blocked call: no outcome, not pending). */
-export function isVeto(log: RunLog, seq: number): boolean {
-  return log.facts(seq)?.outcomeKind === 'tool-loop-veto';
-}
-
 /**
  * Whether two outcomes are near-duplicates: the same hash; the same text but for numbers and
  * whitespace (equal shapes); or, below 100 %, sketches estimating at least `percent` % shingle
