@@ -27,3 +27,13 @@ export function outcomeFactsOf(
   for (const _ in facts) return facts;
   return undefined;
 }
+
+/**
+ * A `write`'s target hash, when its kind and target are all the facts there are (a record may
+ * then keep the target alone, and rebuild the facts when they are read).
+ */
+export function mutationTargetOnly(facts: OutcomeFacts | undefined): string | undefined {
+  if (facts?.outcomeKind !== 'write-mutation') return undefined;
+  for (const key in facts) if (key !== 'outcomeKind' && key !== 'mutationTargetHash') return undefined;
+  return facts.mutationTargetHash;
+}

@@ -2,6 +2,7 @@ import { hexDigitsOf } from '../hashing/hex-digits.js';
 import type { DeferredOutcome } from './deferred-outcome.js';
 import { hexValue } from './hex-value.js';
 import { isNoProgressOutcome } from './no-progress-outcome.js';
+import { mutationTargetOnly } from './outcome-facts.js';
 import type { OutcomeFacts } from '../types.js';
 import type { LoggedCall, RunLog } from './run-log.js';
 import { signatureKey } from './signature-key.js';
@@ -17,14 +18,12 @@ import { signatureKey } from './signature-key.js';
  * oldest first, and so do their characters). Strings are rebuilt where a reader asks for one;
  * signature lookups compare numbers. Everything else (hashes and ids of other forms, outcome
  * facts, deferred outcomes) lives in arrays by ring position, made on first use; the outcome of
- * a record is one entry of `outcomes`, as most records need none and a pointer takes 8 bytes.
+ * a record is one entry of `outcomes`, as most records need none and a pointer takes 8 bytes. A
+ * `write` whose only facts are its kind and target keeps the target hash alone there.
  */
 
 /** A result hash not of digest form, and the outcome's facts. */
-interface StoredHash {
-  readonly resultHash: string;
-  readonly facts: OutcomeFacts | undefined;
-}
+type StoredHash = { readonly resultHash: string; readonly facts: OutcomeFacts | undefined };
 
 // Numbers of one record, STRIDE apart.
 const ARGS_HI = 0;
@@ -83,8 +82,8 @@ export class PackedRunLog implements RunLog {
   private epoch = 0;
   // By ring position, made on first use. `calls`: args hashes not of digest form, or of a tool the table has no room for.
   private calls: ({ toolName: string; argsHash: string; key: string } | undefined)[] | undefined = undefined;
-  /** By the record's result form: its facts, a StoredHash, or a DeferredOutcome. */
-  private outcomes: (OutcomeFacts | StoredHash | DeferredOutcome | undefined)[] | undefined = undefined;
+  /** By the record's result form: its facts (a `write`'s target hash alone), a StoredHash, or a DeferredOutcome. */
+  private outcomes: (OutcomeFacts | string | StoredHash | DeferredOutcome | undefined)[] | undefined = undefined;
   private ids: (string | undefined)[] | undefined = undefined;
   /** Timestamps as given, once one was not an exact int32 offset from the epoch. */
   private times: number[] | undefined = undefined;
@@ -181,6 +180,7 @@ export class PackedRunLog implements RunLog {
     const outcome = this.outcomes?.[seq % this.capacity];
     const form = this.form(seq);
     if (form === STRING || form === DEFERRED) return (outcome as StoredHash | DeferredOutcome).facts;
+    if (typeof outcome === 'string') return { outcomeKind: 'write-mutation', mutationTargetHash: outcome };
     return outcome as OutcomeFacts | undefined;
   }
 
@@ -257,7 +257,7 @@ export class PackedRunLog implements RunLog {
     const hi = digest ? hexValue(resultHash, from) : -1;
     const lo = hi < 0 ? -1 : hexValue(resultHash!, from + 8);
     let form = resultHash === undefined ? NO_HASH : from === 0 ? HEX : ERROR_HEX;
-    let outcome: OutcomeFacts | StoredHash | undefined = facts;
+    let outcome: OutcomeFacts | string | StoredHash | undefined = mutationTargetOnly(facts) ?? facts;
     if (resultHash !== undefined && lo < 0) {
       form = STRING;
       outcome = { resultHash, facts };

@@ -69,6 +69,15 @@ const outcome: fc.Arbitrary<OutcomeHash> = fc.oneof(
   },
   {
     weight: 1,
+    arbitrary: fc.record({ resultHash, target: hex16 }).map(({ resultHash: hash, target }) => ({
+      resultHash: hash,
+      outcomeKind: 'write-mutation' as const,
+      mutationTargetHash: target,
+      typedError: 'write:EACCES',
+    })),
+  },
+  {
+    weight: 1,
     arbitrary: fc.record({ resultHash, identity: hex16 }).map(({ resultHash: hash, identity }) => ({
       resultHash: hash,
       outcomeKind: 'terminal-exec-failure' as const,
