@@ -37,6 +37,10 @@ export class PlainRunLog implements RunLog {
     return this.at(seq).argsHash;
   }
 
+  sameArgs(a: number, b: number): boolean {
+    return this.argsHash(a) === this.argsHash(b);
+  }
+
   keyOf(seq: number): string {
     return signatureKey(this.toolName(seq), this.argsHash(seq));
   }

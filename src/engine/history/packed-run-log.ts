@@ -9,38 +9,34 @@ import { signatureKey } from './signature-key.js';
 
 /*
  * Why packed: a span processor holds one log per live run, so the bytes per record are what a
- * service with thousands of live runs pays (docs/performance.md, memory). The records live in
- * one Int32Array used as a ring, STRIDE numbers each: no object per record, and no string per
- * hash or call id. An args hash this package computes is `<toolName>:<16 hex digits>`: the ring
- * holds an index into the log's table of tool names and the digest's two 32-bit halves; a
- * result hash (`<16 hex digits>`, or `error:` and them) its halves and its form. Call ids are
- * their Latin-1 characters, four to a word, in a second ring after the records (records leave
- * oldest first, and so do their characters). Strings are rebuilt where a reader asks for one;
- * signature lookups compare numbers. Everything else (hashes and ids of other forms, outcome
- * facts, deferred outcomes) lives in arrays by ring position, made on first use; the outcome of
- * a record is one entry of `outcomes`, as most records need none and a pointer takes 8 bytes. A
- * `write` whose only facts are its kind and target keeps the target hash alone there.
+ * service with thousands of live runs pays (docs/performance.md, memory). The records live in one
+ * Int32Array ring, STRIDE numbers each: no object per record, no string per hash or call id. An
+ * args hash this package computes is `<toolName>:<16 hex digits>`: the ring holds an index into
+ * the log's table of tool names and the digest's two 32-bit halves; a result hash (`<16 hex
+ * digits>`, or `error:` and them) its halves and its form. Call ids are their Latin-1 characters,
+ * four to a word, in a second ring after the records (which leave oldest first, as their
+ * characters do). Strings are rebuilt where a reader asks for one; lookups compare numbers. All
+ * else (hashes and ids of other forms, outcome facts, deferred outcomes) lives in arrays by ring
+ * position, made on first use; a `write` whose only facts are its kind and target keeps its target.
  */
 
 /** A result hash not of digest form, and the outcome's facts. */
 type StoredHash = { readonly resultHash: string; readonly facts: OutcomeFacts | undefined };
 
-// Numbers of one record, STRIDE apart.
+// Numbers of one record, STRIDE apart. TIME: the timestamp minus the log's epoch; META: the tool
+// index, the args form, the result form and the call id form (the masks below).
 const ARGS_HI = 0;
 const ARGS_LO = 1;
 const RESULT_HI = 2;
 const RESULT_LO = 3;
-/** The timestamp minus the log's epoch. */
 const TIME = 4;
-/** Tool index, args form, result form and call id form (the masks below). */
 const META = 5;
 const STRIDE = 6;
 
-// META: the tool's index (digest-form args), then the bits below.
+// META: the tool's index (digest-form args), or ARGS_STRING (the args hash is a string in `calls`).
 const META_TOOL = 0xff;
 /** Tool tables hold at most this many names; a call of another tool keeps its args hash as a string. */
 const MAX_TOOLS = 0xff;
-/** The args hash is a string in `calls`. */
 const ARGS_STRING = 1 << 8;
 // The result form: pending; no hash (a loop veto); `<hex>` or `error:<hex>` in RESULT_HI/LO; a
 // StoredHash or a DeferredOutcome in `outcomes`.
@@ -60,10 +56,8 @@ const ID_PACKED = 1 << ID_SHIFT;
 const ID_STRING = 2 << ID_SHIFT;
 const ID_LENGTH_SHIFT = 14;
 const MAX_PACKED_ID = 1024;
-
 const ERROR_PREFIX = 'error:';
 const DIGEST_LENGTH = 16;
-const MIN_CAPACITY = 4;
 
 /** A {@link RunLog} packed for memory (see the note above). */
 export class PackedRunLog implements RunLog {
@@ -90,10 +84,8 @@ export class PackedRunLog implements RunLog {
   /** The newest record's call id as given, while it waits for its outcome (matched to it by id): not rebuilt to be compared. */
   private pendingSeq = -1;
   private pendingId: string | undefined = undefined;
-  /**
-   * The call last looked up or pushed (its check, record and outcome ask about one call), and its
-   * args hash parsed: the halves, and the tool's index (-1: not in the table; -2: not of digest form).
-   */
+  // The call last looked up or pushed (its check, record and outcome ask about one call), its args
+  // hash parsed: the halves, and the tool's index (-1: not in the table; -2: not of digest form).
   private parsedTool: string | undefined = undefined;
   private parsedArgs: string | undefined = undefined;
   private parsedHi = 0;
@@ -112,6 +104,16 @@ export class PackedRunLog implements RunLog {
     const meta = this.numbers[at + META];
     if (meta & ARGS_STRING) return this.calls![i]!.argsHash;
     return `${this.tools[meta & META_TOOL]}:${hexDigitsOf(this.numbers[at + ARGS_HI], this.numbers[at + ARGS_LO])}`;
+  }
+
+  sameArgs(a: number, b: number): boolean {
+    const n = this.numbers;
+    const i = (a % this.capacity) * STRIDE;
+    const j = (b % this.capacity) * STRIDE;
+    // A string-form args hash may equal a digest-form one (of another tool): compared as strings.
+    if ((n[i + META] | n[j + META]) & ARGS_STRING) return this.argsHash(a) === this.argsHash(b);
+    const sameTool = ((n[i + META] ^ n[j + META]) & META_TOOL) === 0;
+    return sameTool && n[i + ARGS_LO] === n[j + ARGS_LO] && n[i + ARGS_HI] === n[j + ARGS_HI];
   }
 
   keyOf(seq: number): string {
@@ -210,7 +212,7 @@ export class PackedRunLog implements RunLog {
     while (this.end - this.first >= limit) this.shift();
     if (this.end - this.first === this.capacity) {
       // Doubled, but not beyond `limit`: a full history of 30 fills a ring of 30 exactly.
-      const doubled = Math.max(this.capacity * 2, MIN_CAPACITY);
+      const doubled = Math.max(this.capacity * 2, 4);
       this.relayout(limit < doubled ? Math.max(Math.ceil(limit), this.capacity + 1) : doubled, this.idWords);
     }
     const seq = this.end;
@@ -345,10 +347,8 @@ export class PackedRunLog implements RunLog {
   private storeId(i: number, toolCallId: string): number {
     const { length } = toolCallId;
     const words = (length + 3) >>> 2;
-    if (length <= MAX_PACKED_ID && this.idUsed + words > this.idWords) {
-      const needed = this.idUsed + words;
-      this.relayout(this.capacity, needed + (needed >>> 3) + 1);
-    }
+    const needed = this.idUsed + words;
+    if (length <= MAX_PACKED_ID && needed > this.idWords) this.relayout(this.capacity, needed + (needed >>> 3) + 1);
     for (let w = 0; w < words; w += 1) {
       let word = 0;
       for (let c = w * 4; c < Math.min(length, w * 4 + 4); c += 1) {

@@ -379,10 +379,8 @@ function typedErrorFamily(typedError: string): string {
  * two newest are equal, else 2 and one more for each older record that repeats the one two after it.
  */
 function alternationTail(log: RunLog): number {
-  const newest = log.argsHash(log.end - 1);
-  const other = log.argsHash(log.end - 2);
-  if (newest === other) return 1;
+  if (log.sameArgs(log.end - 1, log.end - 2)) return 1;
   let tail = 2;
-  for (let s = log.end - 3; s >= log.first && log.argsHash(s) === (tail % 2 === 0 ? newest : other); s -= 1) tail += 1;
+  for (let s = log.end - 3; s >= log.first && log.sameArgs(s, s + 2); s -= 1) tail += 1;
   return tail;
 }

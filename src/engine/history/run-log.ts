@@ -28,6 +28,8 @@ export interface RunLog {
 
   toolName(seq: number): string;
   argsHash(seq: number): string;
+  /** Whether records `a` and `b` have the same args hash (without rebuilding either). */
+  sameArgs(a: number, b: number): boolean;
   /** The record's signature key (see `signatureKey`). */
   keyOf(seq: number): string;
   toolCallId(seq: number): string | undefined;

@@ -204,6 +204,9 @@ describe.each(RUN_LOGS)('%s run log', (_, newLog) => {
           }
           expect(lengthOf(log)).toBe(model.records.length);
           expect(recordsOf(log)).toEqual(model.records);
+          for (let a = log.first; a < log.end; a += 1)
+            for (let b = a; b < Math.min(log.end, a + 4); b += 1)
+              expect(log.sameArgs(a, b)).toBe(log.argsHash(a) === log.argsHash(b));
           const view = new RunHistoryView(log);
           for (const r of model.records) {
             const same = model.records.filter((m) => m.toolName === r.toolName && m.argsHash === r.argsHash).length;
