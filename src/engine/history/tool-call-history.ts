@@ -79,6 +79,7 @@ export class ToolCallHistory {
   /**
    * The log of a run's records in this window (blank or absent run id: the records without one),
    * made on first use. A `LoopRun` given this history records into it through {@link append}.
+   * @internal
    */
   logOf(runId: string | undefined): RunLog {
     const key = normalizeRunId(runId) ?? '';
@@ -90,6 +91,7 @@ export class ToolCallHistory {
   /**
    * Appends a pending record to a run's log (one of {@link logOf}), first evicting the window's
    * oldest records, whatever their run, until fewer than `historySize` remain. Returns its number.
+   * @internal
    */
   append(log: RunLog, call: WindowCall, historySize: number): number {
     while (this.order.length >= historySize) this.order.shift()!.shift();
