@@ -31,26 +31,33 @@ export {
 } from './engine/hashing/outcome-hash.js';
 export { canonicalString } from './engine/hashing/canonical.js';
 
-// One run's detection: history, detectors, suppression, the post-compaction guard.
-export { LoopRun, type GuardAbort, type LoopPolicy, type LoopRunOptions, type RunCheck } from './engine/loop-run.js';
+// One run's detection: its records, detectors, suppression, the post-compaction guard.
+export {
+  LoopRun,
+  type GuardAbort,
+  type JudgeOptions,
+  type LoopPolicy,
+  type LoopRunOptions,
+  type RunCheck,
+} from './engine/loop-run.js';
 export type { BudgetKind, LoopBudget } from './engine/cost/loop-budget.js';
 export type { LoopWindow } from './engine/evidence/loop-window.js';
 export type { CallRef } from './engine/evidence/call-refs.js';
 export type { RecoveryCounts, RecoveryOutcome, RecoveryResolution } from './engine/recovery/recovery-watch.js';
-export { ToolCallHistory } from './engine/history/tool-call-history.js';
-export type {
-  NoProgressStreak,
-  PingPongCandidate,
-  ScopedHistory,
-  UnknownToolStreak,
-} from './engine/history/queries.js';
-export { detectToolCallLoop } from './engine/detectors/detect.js';
-export type { Detector, DetectorFinding, DetectorLogLine } from './engine/detectors/detector.js';
 export {
   PostCompactionGuard,
   type GuardVerdict,
+  type GuardWindowSummary,
   type PostCompactionGuardOptions,
 } from './engine/post-compaction-guard.js';
+
+// OpenClaw's session window, shared by several runs (`LoopRunOptions.history`), and the
+// detectors run over one run's view of it.
+export { ToolCallHistory, type HashedOutcome, type PendingCall } from './engine/history/tool-call-history.js';
+export type { RunHistory } from './engine/history/run-history.js';
+export { detectToolCallLoop } from './engine/detectors/detect.js';
+export type { DetectorFinding } from './engine/detectors/detector.js';
+
 export type {
   LoopCheck,
   LoopDetectorName,
@@ -60,7 +67,6 @@ export type {
   ToolCallRecord,
   ToolCallSignature,
 } from './engine/types.js';
-export type { GuardWindowSummary } from './engine/post-compaction-guard.js';
 export {
   COMPACTION_LOOP_PERSISTED_CODE,
   CompactionLoopPersistedError,
@@ -78,7 +84,8 @@ export { DEFAULT_LOOP_DETECTION_CONFIG } from './config/defaults.js';
 export { mergeLoopDetectionConfig } from './config/merge.js';
 export { LOOP_DETECTION_PROFILES, loopDetectionProfile, SMALL_MODEL_PROFILE } from './config/profiles.js';
 export { resolveLoopDetectionConfig, type ResolveOptions } from './config/resolve.js';
-export { validateToolLoopGuardConfig, type ConfigIssue } from './config/validate.js';
+export type { ConfigIssue } from './config/config-issue.js';
+export { validateToolLoopGuardConfig } from './config/validate.js';
 export type {
   AgentLoopDetectionEntry,
   LoopDetectionConfig,

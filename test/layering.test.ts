@@ -102,3 +102,64 @@ describe('import layering: util ← engine ← config ← spans ← otel ← ins
     expect(violation(join(SRC, 'cli', 'demo.ts'), '../instrument/trace-run.js')).toBeUndefined();
   });
 });
+
+/** The source files each file of `files` imports (relative specifiers only), as resolved paths. */
+function importGraph(files: readonly string[]): Map<string, string[]> {
+  const known = new Set(files);
+  return new Map(
+    files.map((file) => [
+      file,
+      moduleSpecifiers(readFileSync(file, 'utf8'))
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => resolve(dirname(file), specifier).replace(/\.js$/, '.ts'))
+        .filter((target) => known.has(target)),
+    ]),
+  );
+}
+
+/** Every import cycle of a graph, each as the path that closes it (first file repeated at the end). */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles: string[][] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const visit = (file: string): void => {
+    path.push(file);
+    onPath.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (onPath.has(target)) cycles.push([...path.slice(path.indexOf(target)), target]);
+      else if (!done.has(target)) visit(target);
+    }
+    path.pop();
+    onPath.delete(file);
+    done.add(file);
+  };
+  for (const file of graph.keys()) if (!done.has(file)) visit(file);
+  return cycles;
+}
+
+describe('import cycles', () => {
+  it('no module of src/ imports itself through others, type imports included', () => {
+    const cycles = importCycles(importGraph(sourceFiles(SRC)));
+    expect(cycles.map((cycle) => cycle.map((file) => relative(SRC, file)).join(' → '))).toEqual([]);
+  });
+
+  it('the check sees a cycle when there is one', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+    ]);
+    expect(importCycles(graph)).toEqual([['a', 'b', 'c', 'a']]);
+    expect(importCycles(new Map([['a', ['a']]]))).toEqual([['a', 'a']]);
+    expect(
+      importCycles(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
+  });
+});

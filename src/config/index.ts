@@ -18,7 +18,8 @@ export {
 } from './load-file.js';
 export { mergeLoopDetectionConfig } from './merge.js';
 export { LOOP_DETECTION_PROFILES, loopDetectionProfile, SMALL_MODEL_PROFILE } from './profiles.js';
-export { isPositiveInteger, resolveLoopDetectionConfig, type ResolveOptions } from './resolve.js';
+export { isPositiveInteger } from '../util/is-positive-integer.js';
+export { resolveLoopDetectionConfig, type ResolveOptions } from './resolve.js';
 export type {
   AgentLoopDetectionEntry,
   LoopDetectionConfig,
@@ -28,4 +29,5 @@ export type {
   ResolvedLoopDetectionConfig,
   ToolLoopGuardConfig,
 } from './types.js';
-export { validateLoopDetectionConfig, validateToolLoopGuardConfig, type ConfigIssue } from './validate.js';
+export type { ConfigIssue } from './config-issue.js';
+export { validateLoopDetectionConfig, validateToolLoopGuardConfig } from './validate.js';

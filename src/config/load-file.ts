@@ -2,7 +2,8 @@ import { constants, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import JSON5 from 'json5';
 import type { ToolLoopGuardConfig } from './types.js';
-import { validateToolLoopGuardConfig, type ConfigIssue } from './validate.js';
+import type { ConfigIssue } from './config-issue.js';
+import { validateToolLoopGuardConfig } from './validate.js';
 
 /** Largest config file read: 1 MiB. A config is a few hundred bytes; anything near this is a mistake. */
 export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;

@@ -4,6 +4,7 @@ import { DEFAULT_LOOP_DETECTION_CONFIG as D, ladderWarning, MIN_CYCLE_LAPS } fro
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import { TOOL_THRESHOLD_KEYS, type LoopDetectionConfig } from './types.js';
 import { describeValue } from '../util/describe-value.js';
+import { isPositiveInteger } from '../util/is-positive-integer.js';
 import { isRecord } from '../util/is-record.js';
 import { snapshotConfig } from './snapshot.js';
 import { mergeLoopDetectionConfig } from './merge.js';
@@ -28,11 +29,6 @@ export const MAX_THRESHOLD = Number.MAX_SAFE_INTEGER - 2;
  * a key inherited through a polluted `Object.prototype` is never read as a setting.
  */
 const NO_SETTINGS: Record<string, unknown> = Object.freeze(Object.create(null) as Record<string, unknown>);
-
-/** True for an integer greater than zero (OpenClaw's `asPositiveInt` acceptance rule). */
-export function isPositiveInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
 
 /**
  * Resolves a (possibly merged) `tools.loopDetection` block at runtime, as OpenClaw does: invalid

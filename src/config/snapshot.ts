@@ -1,4 +1,4 @@
-import type { ConfigIssue } from './validate.js';
+import type { ConfigIssue } from './config-issue.js';
 
 /** What {@link snapshotConfig} returns: a plain copy, and the values that could not be read. */
 export interface ConfigSnapshot {

@@ -1,17 +1,9 @@
-import { isPositiveInteger } from './resolve.js';
+import { isPositiveInteger } from '../util/is-positive-integer.js';
 import { isRecord } from '../util/is-record.js';
+import type { ConfigIssue } from './config-issue.js';
 import { snapshotConfig } from './snapshot.js';
 import { LOOP_DETECTION_PROFILES, loopDetectionProfile } from './profiles.js';
 import { TOOL_THRESHOLD_KEYS } from './types.js';
-
-/** One problem found in a configuration object: where it is and what is wrong. */
-export interface ConfigIssue {
-  /** Key path, e.g. `tools.loopDetection.warningThreshold` or `agents.list[0].id`. */
-  readonly path: string;
-  readonly message: string;
-  /** `error`: wrong type or shape; `warning`: an unknown key or a rule the runtime clamps. */
-  readonly severity: 'error' | 'warning';
-}
 
 type Shape = {
   readonly [key: string]: 'boolean' | 'positiveInteger' | 'percent' | 'profile' | 'byTool' | Shape;

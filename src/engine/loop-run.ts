@@ -6,16 +6,22 @@ import { CallRefs, type CallRef } from './evidence/call-refs.js';
 import { loopSignaturesOf, loopWindow, type LoopWindow } from './evidence/loop-window.js';
 import { RecoveryWatch, type RecoveryCounts, type RecoveryResolution } from './recovery/recovery-watch.js';
 import { detectToolCallLoop } from './detectors/detect.js';
-import { DeferredOutcome, type DeferredOutcomeBudget } from './history/deferred-outcome.js';
-import type { InFlightCall } from './history/queries.js';
-import { normalizeRunId, ToolCallHistory } from './history/tool-call-history.js';
+import { DeferredOutcome } from './history/deferred-outcome.js';
+import type { DeferredOutcomeBudget } from './history/deferred-outcome-budget.js';
+import type { InFlightCall } from './history/in-flight-call.js';
+import { outcomeFactsOf } from './history/outcome-facts.js';
+import { PackedRunLog } from './history/packed-run-log.js';
+import { RunHistoryView } from './history/run-history-view.js';
+import { pendingRecordOf, recordAt, type RunLog } from './history/run-log.js';
+import type { ToolCallHistory } from './history/tool-call-history.js';
+import { normalizeRunId } from './normalize-run-id.js';
 import {
   PostCompactionGuard,
   PRE_COMPACTION_BASELINE,
   type GuardVerdict,
   type GuardWindowSummary,
 } from './post-compaction-guard.js';
-import type { LoopCheck, LoopVerdict, OutcomeHash, ToolCallRecord, ToolCallSignature } from './types.js';
+import type { LoopCheck, LoopVerdict, OutcomeFacts, OutcomeHash, ToolCallRecord, ToolCallSignature } from './types.js';
 import { WarningSuppression } from './warning-suppression.js';
 
 /** A guard verdict that aborts the run. */
@@ -25,15 +31,16 @@ export type GuardAbort = Extract<GuardVerdict, { shouldAbort: true }>;
 export interface LoopRunOptions {
   /** The run's settings (its agent's, resolved). */
   readonly config: ResolvedLoopDetectionConfig;
-  /** The run's id within `history`; blank or absent = unscoped. Default: unscoped. */
+  /** The run's id (within `history`, when given); blank or absent: none. Default: none. */
   readonly runId?: string;
   /** Receives OpenClaw's log lines (detections, blocks, guard). Default: silent. */
   readonly logger?: EngineLogger;
   /** Clock of the records' timestamps and of the argument-churn clock. Default `Date.now`. */
   readonly now?: () => number;
   /**
-   * The window the run records into. Default: one of its own. Several runs may share one, as
-   * the runs of one OpenClaw session share its history window (trimmed before run filtering).
+   * A window shared with other runs, as the runs of one OpenClaw session share its history
+   * (trimmed to `historySize` before run filtering: another run's calls may evict this one's
+   * records). Default: none; the run keeps its own `historySize` records.
    */
   readonly history?: ToolCallHistory;
   /**
@@ -89,24 +96,45 @@ export interface RunCheck extends LoopCheck {
   readonly recovery?: RecoveryResolution;
 }
 
+/** How {@link LoopRun.judge} treats a call. */
+export interface JudgeOptions {
+  /** The call's id, which matches its outcome to it. Default: none. */
+  readonly toolCallId?: string;
+  /**
+   * The call was judged only after it ran (its arguments were known only at its end): it is
+   * recorded whatever the verdict, detected and reported but not blocked. Default `false`.
+   */
+  readonly alreadyRan?: boolean;
+  /**
+   * The call's span, kept (16 bytes) for the links of an evidence span while detection or an
+   * armed guard runs. Default: none.
+   */
+  readonly ref?: CallRef;
+  /** The call's time on the run's clock, when the caller has just read it (its record's timestamp). Default: the clock is read. */
+  readonly at?: number;
+}
+
 const NOTHING: RunCheck = Object.freeze({ emit: false, blocked: false });
 const NO_POLICY: LoopPolicy = Object.freeze({});
 const NO_RECOVERY: RecoveryCounts = Object.freeze({ recovered: 0, repeated: 0, runEnded: 0 });
-const VETO: OutcomeHash = Object.freeze({ outcomeKind: 'tool-loop-veto' });
+const VETO: OutcomeFacts = Object.freeze({ outcomeKind: 'tool-loop-veto' });
+const NO_JUDGE_OPTIONS: JudgeOptions = Object.freeze({});
 const NO_OBSERVATION = Object.freeze({});
 
 /**
- * One run's detection state — its tool-call history, warning suppression and post-compaction
+ * One run's detection state — its tool-call records, warning suppression and post-compaction
  * guard — driven in OpenClaw's order: judge a call before it runs and record it (a blocked
  * call as a loop veto); record its hashed outcome and let the guard observe it; arm the guard
  * on a compaction-retry. The run id and the config are bound at construction. The span guard
  * drives one per live run, for the processor and the offline analyzer alike.
  */
 export class LoopRun {
-  readonly history: ToolCallHistory;
   readonly config: ResolvedLoopDetectionConfig;
-  /** The normalised run id (`undefined` = unscoped). */
+  /** The normalised run id (`undefined`: none). */
   readonly runId: string | undefined;
+  /** The run's records (its part of `window`, when it shares one). */
+  private readonly log: RunLog;
+  private readonly window: ToolCallHistory | undefined;
   private readonly logger: EngineLogger;
   private readonly now: () => number;
   /** Created with the first warning verdict: most runs never have one. */
@@ -124,13 +152,17 @@ export class LoopRun {
   private readonly policy: LoopPolicy;
   private extras: RunExtras | undefined = undefined;
   private readonly deferred: DeferredOutcomeBudget | undefined;
+  /** The call judged last when no older record had its signature, and its record (see {@link isNewSignature}). */
+  private newCall: ToolCallSignature | undefined = undefined;
+  private newCallSeq = -1;
 
   constructor(options: LoopRunOptions) {
     this.config = options.config;
     this.runId = normalizeRunId(options.runId);
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
-    this.history = options.history ?? new ToolCallHistory({ now: this.now });
+    this.window = options.history;
+    this.log = this.window ? this.window.logOf(this.runId) : new PackedRunLog();
     this.policy = options.policy ?? NO_POLICY;
     this.deferred = options.deferredOutcomes;
   }
@@ -158,7 +190,14 @@ export class LoopRun {
    * still read).
    */
   released(): void {
-    if (this.deferred) this.history.uncountDeferred();
+    if (this.deferred) this.log.releaseDeferred();
+  }
+
+  /** The run's records, oldest first, in OpenClaw's shape (a copy, for inspection). */
+  records(): ToolCallRecord[] {
+    const records: ToolCallRecord[] = [];
+    for (let s = this.log.first; s < this.log.end; s += 1) records.push(recordAt(this.log, s, this.runId));
+    return records;
   }
 
   /** The run ended: settles a recovery watch still open (`run_ended`) and returns it. */
@@ -181,6 +220,11 @@ export class LoopRun {
    * sibling must assume an earlier one makes no progress), unless `detectors.batchAdmission` is off.
    */
   check(call: ToolCallSignature): RunCheck {
+    return this.checkIn(this.history(), call);
+  }
+
+  /** The run's history as the detectors read it now, with the calls in flight projected. */
+  private history(): RunHistoryView {
     const { inFlight } = this;
     // Sequential agents have no call in flight when the next is judged: no projection is built.
     const projected =
@@ -189,7 +233,11 @@ export class LoopRun {
         : Array.isArray(inFlight)
           ? inFlight
           : [inFlight];
-    const view = this.history.scopedView(this.runId, projected);
+    return new RunHistoryView(this.log, projected);
+  }
+
+  /** {@link check} over a history. */
+  private checkIn(view: RunHistoryView, call: ToolCallSignature): RunCheck {
     const config = configForTool(this.config, call.toolName);
     const finding = detectToolCallLoop(view, call, config);
     const churning = finding?.verdict.detector === 'argument_churn';
@@ -207,7 +255,8 @@ export class LoopRun {
     let budgetExceeded: BudgetKind | undefined;
     if (budget && measured && verdict.level === 'warning') {
       budgetExceeded = passedBudget(budget, measured);
-      if (budgetExceeded) verdict = escalatedVerdict(verdict, budgetExceeded, budget, measured, call.toolName);
+      if (budgetExceeded)
+        verdict = escalatedVerdict(verdict, call.toolName, { kind: budgetExceeded, budget, waste: measured });
     }
     if (verdict.level === 'critical') {
       if (shadow)
@@ -237,7 +286,7 @@ export class LoopRun {
     call: ToolCallSignature,
     verdict: LoopVerdict,
   ): { window: LoopWindow; wastedMs: number; wastedTokens?: number } {
-    const window = loopWindow(this.history.records(), this.runId, loopSignaturesOf(verdict, call));
+    const window = loopWindow(this.log, loopSignaturesOf(verdict, call));
     const now = this.now();
     const since = window.firstTimestamp ?? now;
     const wastedMs = Math.max(0, now - since);
@@ -249,18 +298,18 @@ export class LoopRun {
    * Checks a call and records it. A blocked call does not run: it is recorded as a loop veto,
    * which extends the no-progress streak once an older outcome anchors it, so a loop that goes
    * on reaches the circuit breaker (OpenClaw #127701; not recorded at all with
-   * `detectors.vetoesExtendStreak` off). A call judged only after it ran (`alreadyRan`:
-   * arguments known only at its end) cannot be vetoed: it is recorded as a call whatever the
-   * verdict, so that its outcome counts (it is detected and reported, not blocked). In shadow
-   * mode nothing is blocked. `ref`: the call's span, kept (16 bytes) for the links of an evidence
-   * span while detection or an armed guard runs. The call first settles an open recovery watch;
-   * a surfaced verdict opens one (with `recoveryWindow`); {@link RunCheck.recovery} is the one settled.
-   * `at`: the call's time on the run's clock, when the caller has just read it (its record's
-   * timestamp; default: the clock is read).
+   * `detectors.vetoesExtendStreak` off). A call judged only after it ran (`alreadyRan`) cannot
+   * be vetoed: it is recorded as a call whatever the verdict, so that its outcome counts. In
+   * shadow mode nothing is blocked. The call first settles an open recovery watch; a surfaced
+   * verdict opens one (with `recoveryWindow`); {@link RunCheck.recovery} is the one settled.
+   *
+   * `options` may also be the call's id alone (`judge(call, toolCallId)`, the earlier form).
    */
-  judge(call: ToolCallSignature, toolCallId?: string, alreadyRan = false, ref?: CallRef, at?: number): RunCheck {
+  judge(call: ToolCallSignature, options: JudgeOptions | string = NO_JUDGE_OPTIONS): RunCheck {
+    const { toolCallId, alreadyRan = false, ref, at } = typeof options === 'string' ? { toolCallId: options } : options;
     const settled = this.extras?.recovery?.observe(call.argsHash);
-    const check = this.check(call);
+    const view = this.history();
+    const check = this.checkIn(view, call);
     if (ref && this.config.trackHistory && (this.config.enabled || this.guard?.enabled))
       ((this.extras ??= new RunExtras()).refs ??= new CallRefs(this.config.historySize)).add(call.argsHash, ref);
     const { verdict } = check;
@@ -280,6 +329,10 @@ export class LoopRun {
       return judged;
     }
     this.recordCall(call, toolCallId, at);
+    // Most calls are new in their run, and the check found so already.
+    const isNew = this.config.trackHistory && view.recentCount(call.argsHash, call.toolName) === 0;
+    this.newCall = isNew ? call : undefined;
+    this.newCallSeq = this.log.end - 1;
     if (!alreadyRan && this.config.trackHistory) this.enterFlight(call);
     return judged;
   }
@@ -289,40 +342,26 @@ export class LoopRun {
    * is explicitly `false` (then neither the detectors nor the post-compaction guard use the history).
    */
   recordCall(call: ToolCallSignature, toolCallId?: string, at?: number): void {
-    if (this.config.trackHistory)
-      this.history.appendCall(call.toolName, call.argsHash, toolCallId, this.runId, this.config.historySize, at);
+    if (this.config.trackHistory) this.append(call, toolCallId, at ?? this.now());
   }
 
   /** Records a call that loop detection blocked: a record with the veto outcome, no hash. */
   recordVeto(call: ToolCallSignature, toolCallId?: string): void {
-    if (this.config.trackHistory)
-      this.history.appendOutcome(call.toolName, call.argsHash, toolCallId, this.runId, VETO, this.config.historySize);
+    if (this.config.trackHistory) this.log.setOutcome(this.append(call, toolCallId, this.now()), undefined, VETO);
   }
 
   /**
-   * Attaches an outcome (a result hash, or a full {@link OutcomeHash}) to its pending record
-   * (or appends one); returns that record (none when history is off).
+   * Attaches an outcome to its pending record (or appends one), without the guard observing it;
+   * returns that record (none when history is off).
    */
   recordOutcome(
     call: ToolCallSignature,
     toolCallId: string | undefined,
-    outcome: string | OutcomeHash,
-    unknownToolName?: string,
+    outcome: OutcomeHash,
   ): ToolCallRecord | undefined {
     if (!this.config.trackHistory) return undefined;
-    const hashed: OutcomeHash =
-      outcome instanceof DeferredOutcome
-        ? outcome.resolve()
-        : typeof outcome === 'string'
-          ? unknownToolName === undefined
-            ? { resultHash: outcome }
-            : { resultHash: outcome, unknownToolName }
-          : outcome;
-    return this.history.recordOutcome(
-      { ...hashed, toolName: call.toolName, argsHash: call.argsHash, toolCallId, runId: this.runId },
-      this.config.historySize,
-      readsResultSimilarity(this.config),
-    );
+    const hashed = outcome instanceof DeferredOutcome ? outcome.resolve() : outcome;
+    return recordAt(this.log, this.attach(call, toolCallId, hashed), this.runId);
   }
 
   /**
@@ -348,10 +387,7 @@ export class LoopRun {
     if (outcome instanceof DeferredOutcome) {
       if (!this.keepsUnhashed(call) || !outcome.keep()) return this.observe(call, toolCallId, outcome.resolve());
       // A success with a hash (a deferred outcome always has one) that no guard window observes.
-      if (this.config.trackHistory) {
-        this.attach(call, toolCallId, outcome);
-        this.deferred!.admit(outcome);
-      }
+      if (this.config.trackHistory) this.deferred!.admit(outcome, this.log, this.attach(call, toolCallId, outcome));
       return NO_OBSERVATION;
     }
     return this.observe(call, toolCallId, outcome);
@@ -374,16 +410,34 @@ export class LoopRun {
     return verdict.windowClosed ? { windowClosed: verdict.windowClosed } : NO_OBSERVATION;
   }
 
-  private attach(call: ToolCallSignature, toolCallId: string | undefined, outcome: OutcomeHash): void {
-    this.history.attachOutcome(
-      call.toolName,
-      call.argsHash,
-      toolCallId,
-      this.runId,
-      outcome,
-      this.config.historySize,
-      readsResultSimilarity(this.config),
-    );
+  /**
+   * Appends a pending record, evicting the oldest beyond `historySize` (the shared window's,
+   * when the run records into one). Returns its number.
+   */
+  private append(call: ToolCallSignature, toolCallId: string | undefined, timestamp: number): number {
+    const { historySize } = this.config;
+    if (!this.window) return this.log.push(call, toolCallId, timestamp, historySize);
+    const { toolName, argsHash } = call;
+    return this.window.append(this.log, { toolName, argsHash, toolCallId, timestamp }, historySize);
+  }
+
+  /**
+   * Gives the outcome to the newest pending record of its call (same call id when given), else
+   * to a record appended for it, as OpenClaw's after-tool-call step does. A deferred outcome is
+   * kept unhashed; another keeps its near-duplicate evidence when a detector reads it. Returns
+   * the record's number.
+   */
+  private attach(call: ToolCallSignature, toolCallId: string | undefined, outcome: OutcomeHash): number {
+    let seq = pendingRecordOf(this.log, call, toolCallId);
+    if (seq < 0) seq = this.append(call, toolCallId, this.now());
+    if (outcome instanceof DeferredOutcome) this.log.setDeferred(seq, outcome);
+    else
+      this.log.setOutcome(
+        seq,
+        outcome.resultHash,
+        outcomeFactsOf(outcome, { similarity: readsResultSimilarity(this.config) }),
+      );
+    return seq;
   }
 
   /**
@@ -401,8 +455,16 @@ export class LoopRun {
       this.guard?.armed !== true &&
       !readsResultSimilarity(this.config) &&
       !(this.config.enabled && (detectors.resultCycle || detectors.redundantCall)) &&
-      this.history.signatureCount(call.toolName, call.argsHash, this.runId) <= 1
+      this.isNewSignature(call)
     );
+  }
+
+  /** Whether the log holds at most one record of the call's signature (its own). */
+  private isNewSignature(call: ToolCallSignature): boolean {
+    // Judged new last, and nothing recorded since: its own record is the only one.
+    if (call === this.newCall && this.log.end === this.newCallSeq + 1) return true;
+    const newest = this.log.newestOf(call, this.log.end);
+    return newest < 0 || this.log.newestOf(call, newest) < 0;
   }
 
   /**
@@ -411,7 +473,7 @@ export class LoopRun {
    */
   arm(): PostCompactionGuard {
     this.guard ??= new PostCompactionGuard({ ...this.config.postCompactionGuard, logger: this.logger });
-    this.guard.arm(this.history.scopedView(this.runId).recentSignatures(PRE_COMPACTION_BASELINE));
+    this.guard.arm(new RunHistoryView(this.log).recentSignatures(PRE_COMPACTION_BASELINE));
     return this.guard;
   }
 

@@ -1,6 +1,6 @@
 import { silentLogger, type EngineLogger } from '../util/logger.js';
 import { COMPACTION_LOOP_PERSISTED_CODE } from './errors/compaction-loop-persisted-error.js';
-import { signatureKey } from './history/record-ring.js';
+import { signatureKey } from './history/signature-key.js';
 import type { ToolCallSignature } from './types.js';
 
 /** Hashed outcomes before a compaction that the guard remembers, newest first (OpenClaw's 16). */

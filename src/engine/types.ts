@@ -82,13 +82,12 @@ export interface ToolCallSignature {
   readonly failureFamily?: string;
 }
 
-/** One entry of a run's tool-call history, as OpenClaw's history records it (absent fields omitted). */
-export interface ToolCallRecord {
-  readonly toolName: string;
-  readonly argsHash: string;
-  readonly toolCallId?: string;
-  readonly runId?: string;
-  readonly resultHash?: string;
+/**
+ * What a record keeps of an outcome besides its hash: the facts the newer detectors read (an
+ * unknown tool's name, an outcome kind, a failure identity…), each present only when known.
+ * Most outcomes have none; a loop veto is the `tool-loop-veto` kind without a hash.
+ */
+export interface OutcomeFacts {
   readonly unknownToolName?: string;
   readonly outcomeKind?: OutcomeKind;
   readonly failureIdentityHash?: string;
@@ -98,6 +97,15 @@ export interface ToolCallRecord {
   readonly explainedFailure?: true;
   readonly resultSketch?: number;
   readonly resultShape?: number;
+}
+
+/** One entry of a run's tool-call history, as OpenClaw's history records it (absent fields omitted). */
+export interface ToolCallRecord extends OutcomeFacts {
+  readonly toolName: string;
+  readonly argsHash: string;
+  readonly toolCallId?: string;
+  readonly runId?: string;
+  readonly resultHash?: string;
   readonly timestamp: number;
 }
 

@@ -1,7 +1,7 @@
 import { diag } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { PACKAGE_NAME } from '../version.js';
-import { describeError } from './loop-event-emitter.js';
+import { describeError } from '../util/describe-error.js';
 import type { ToolLoopSpanProcessor } from './processor.js';
 
 /**

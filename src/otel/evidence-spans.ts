@@ -17,7 +17,7 @@ import {
 import type { CallRef } from '../engine/evidence/call-refs.js';
 import * as sc from '../semconv.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
-import { describeError } from './loop-event-emitter.js';
+import { describeError } from '../util/describe-error.js';
 
 /** Set in the context an evidence span starts in: every tool-loop-guard processor leaves that span alone. */
 const EVIDENCE_SPAN = createContextKey('tool-loop-guard evidence span');

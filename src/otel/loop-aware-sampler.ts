@@ -20,7 +20,7 @@ import type { SpanView } from '../spans/span-view.js';
 import { describeValue } from '../util/describe-value.js';
 import { PACKAGE_NAME } from '../version.js';
 import type { LoopAbortEvent, LoopEvent } from './loop-event.js';
-import { describeError } from './loop-event-emitter.js';
+import { describeError } from '../util/describe-error.js';
 import { SamplerRecentIds } from './sampler-recent-ids.js';
 import { resolveSamplerOptions, type ResolvedSamplerOptions, type ToolLoopSamplerOptions } from './sampler-options.js';
 

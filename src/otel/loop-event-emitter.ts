@@ -8,6 +8,7 @@ import type { LoopVerdict } from '../engine/types.js';
 import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
 import type { CallVerdict, ChatSpanFinished, GuardedRun, SpanStarted } from '../spans/span-guard.js';
+import { describeError } from '../util/describe-error.js';
 import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
 import { abortEvent, armedEvent, recoveryLabels, verdictEvent, windowClosedEvent } from './loop-events.js';
 import type { Evidence, EvidenceSpans } from './evidence-spans.js';
@@ -316,14 +317,4 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 function callbackIds(span: Span, scope: SpanScope): { traceId: string; spanId: string; agentId?: string } {
   const { traceId, spanId } = span.spanContext();
   return scope.agentId === undefined ? { traceId, spanId } : { traceId, spanId, agentId: scope.agentId };
-}
-
-/** An error's stack (or name and message), for log lines; never throws. */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  try {
-    return String(error);
-  } catch {
-    return 'unprintable error';
-  }
 }

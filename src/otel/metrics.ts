@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/api';
 import { METRIC_TOOL_LOOP_EVENTS, METRIC_TOOL_LOOP_RECOVERY } from '../semconv.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
-import { describeError } from './loop-event-emitter.js';
+import { describeError } from '../util/describe-error.js';
 
 /**
  * Creates the `tool_loop.events` counter (no-op until a MeterProvider is registered). A meter

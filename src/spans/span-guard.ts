@@ -1,7 +1,7 @@
 import type { ResolvedLoopDetectionConfig } from '../engine/config.js';
 import type { LoopBudget } from '../engine/cost/loop-budget.js';
 import type { CallRef } from '../engine/evidence/call-refs.js';
-import { DeferredOutcomeBudget } from '../engine/history/deferred-outcome.js';
+import { DeferredOutcomeBudget } from '../engine/history/deferred-outcome-budget.js';
 import { LoopRun, type GuardAbort, type LoopPolicy, type RunCheck } from '../engine/loop-run.js';
 import { guardArmedMessage, type GuardWindowSummary } from '../engine/post-compaction-guard.js';
 import type { RecoveryResolution } from '../engine/recovery/recovery-watch.js';
@@ -366,7 +366,11 @@ export class SpanGuard<S extends object> {
     if (!call) return { scope, run, armed, tool };
     state.call = call;
     this.noteJudgedAtStart(run, tool.toolName);
-    const check = run.loop.judge(call, tool.toolCallId, false, this.options.keepCallRefs?.() ? ids : undefined, now);
+    const check = run.loop.judge(call, {
+      toolCallId: tool.toolCallId,
+      ref: this.options.keepCallRefs?.() ? ids : undefined,
+      at: now,
+    });
     const { recovery } = check;
     if (!check.verdict)
       return recovery ? { scope, run, armed, tool, call, recovery } : { scope, run, armed, tool, call };
@@ -422,13 +426,12 @@ export class SpanGuard<S extends object> {
         return { scope, run, tool, call, matchedAtEnd: state.matchedAtEnd, sameCall: true };
       const asked = run.requested?.claim(tool.toolName, tool.toolCallId);
       if (asked) return this.completeAsked(span, scope, run, state, asked);
-      const check = run.loop.judge(
-        call,
-        tool.toolCallId,
-        true,
-        this.options.keepCallRefs?.() ? refOf(span) : undefined,
-        now,
-      );
+      const check = run.loop.judge(call, {
+        toolCallId: tool.toolCallId,
+        alreadyRan: true,
+        ref: this.options.keepCallRefs?.() ? refOf(span) : undefined,
+        at: now,
+      });
       if (check.verdict) verdict = { check: check as CallVerdict['check'], phase: 'end' };
       recovery = check.recovery;
     }
@@ -499,7 +502,7 @@ export class SpanGuard<S extends object> {
     for (const asked of requested) {
       const { toolName, toolCallId } = asked;
       if (run.requested?.hasToolSpans(toolName)) continue;
-      const check = run.loop.judge(asked.call, toolCallId, false, ref, now);
+      const check = run.loop.judge(asked.call, { toolCallId, ref, at: now });
       const verdict: CallVerdict | undefined = check.verdict
         ? { check: check as CallVerdict['check'], phase: 'start' }
         : undefined;

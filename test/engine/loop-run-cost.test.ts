@@ -13,7 +13,7 @@ function clockedRun(options: { budget?: { tokens?: number; ms?: number }; shadow
   const call = (tokens: number, stepMs = 100, signature = read()) => {
     now += stepMs;
     run.spend(tokens);
-    const check = run.judge(signature, `call-${now}`);
+    const check = run.judge(signature, { toolCallId: `call-${now}` });
     if (!check.blocked) run.complete(signature, `call-${now}`, same());
     return check;
   };
@@ -86,7 +86,7 @@ describe('LoopRun budgets', () => {
     const checks = [1, 2, 3, 4].map(() => call(100));
     expect(checks[3]).toMatchObject({ blocked: false, emit: true, budgetExceeded: 'tokens' });
     expect(checks[3].verdict?.level).toBe('critical');
-    expect(run.history.records().every((r) => r.outcomeKind !== 'tool-loop-veto')).toBe(true);
+    expect(run.records().every((r) => r.outcomeKind !== 'tool-loop-veto')).toBe(true);
   });
 });
 
@@ -95,9 +95,9 @@ describe('LoopRun span references', () => {
     const run = new LoopRun({ config: W3C6 });
     const traceId = 'a'.repeat(32);
     const spans = ['00000000000000a1', 'ffffffff000000b2', '00000000000000c3'];
-    run.judge(read(), 'c1', false, { traceId, spanId: spans[0] });
-    run.judge(other(1), 'c2', false, { traceId, spanId: spans[1] });
-    run.judge(read(), 'c3', false, { traceId, spanId: spans[2] });
+    run.judge(read(), { toolCallId: 'c1', ref: { traceId, spanId: spans[0] } });
+    run.judge(other(1), { toolCallId: 'c2', ref: { traceId, spanId: spans[1] } });
+    run.judge(read(), { toolCallId: 'c3', ref: { traceId, spanId: spans[2] } });
     expect(run.memberRefs([read().argsHash])).toEqual([
       { traceId, spanId: spans[0] },
       { traceId, spanId: spans[2] },
@@ -107,10 +107,10 @@ describe('LoopRun span references', () => {
 
   it('keeps none while the rolling detectors are off and no guard is armed (OpenClaw default)', () => {
     const run = new LoopRun({ config: resolveLoopDetectionConfig({}) });
-    run.judge(read(), 'c1', false, { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) });
+    run.judge(read(), { toolCallId: 'c1', ref: { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) } });
     expect(run.memberRefs([read().argsHash])).toEqual([]);
     run.arm();
-    run.judge(read(), 'c2', false, { traceId: 'a'.repeat(32), spanId: 'c'.repeat(16) });
+    run.judge(read(), { toolCallId: 'c2', ref: { traceId: 'a'.repeat(32), spanId: 'c'.repeat(16) } });
     expect(run.memberRefs([read().argsHash])).toEqual([{ traceId: 'a'.repeat(32), spanId: 'c'.repeat(16) }]);
   });
 });

@@ -10,14 +10,14 @@ describe('LoopRun', () => {
   it('judge records a call; a blocked call is recorded as a loop veto that extends the streak', () => {
     const run = new LoopRun({ config: W2C3 });
     const checks = [1, 2, 3, 4].map(() => {
-      const check = run.judge(read(), undefined);
+      const check = run.judge(read());
       if (!check.blocked) run.complete(read(), undefined, ok());
       return check;
     });
     expect(checks.map((c) => c.verdict?.level ?? 'none')).toEqual(['none', 'none', 'warning', 'critical']);
-    expect(run.history.size).toBe(4);
-    expect(run.history.records().at(-1)).toMatchObject({ toolName: 'read', outcomeKind: 'tool-loop-veto' });
-    expect(run.history.records().at(-1)!.resultHash).toBeUndefined();
+    expect(run.records().length).toBe(4);
+    expect(run.records().at(-1)).toMatchObject({ toolName: 'read', outcomeKind: 'tool-loop-veto' });
+    expect(run.records().at(-1)!.resultHash).toBeUndefined();
     const next = run.judge(read());
     expect(next.blocked).toBe(true);
     // The veto is anchored by the three identical outcomes before it: 3 + 1.
@@ -33,21 +33,28 @@ describe('LoopRun', () => {
     });
     const run = new LoopRun({ config });
     for (let i = 0; i < 3; i += 1) {
-      run.judge(read(), undefined);
+      run.judge(read());
       run.complete(read(), undefined, ok());
     }
     expect(run.judge(read()).verdict).toMatchObject({ detector: 'generic_repeat', count: 3 });
-    expect(run.history.size).toBe(3);
+    expect(run.records().length).toBe(3);
     expect(run.judge(read()).verdict).toMatchObject({ detector: 'generic_repeat', count: 3 });
   });
 
   it('a call judged after it ran (alreadyRan) is recorded whatever the verdict', () => {
     const run = new LoopRun({ config: W2C3 });
     for (let i = 0; i < 3; i += 1) run.complete(read(), undefined, ok()); // outcomes appended as complete records
-    const check = run.judge(read(), 'late', true);
+    const check = run.judge(read(), { toolCallId: 'late', alreadyRan: true });
     expect(check.blocked).toBe(true);
-    expect(run.history.size).toBe(4);
-    expect(run.history.records().at(-1)).toMatchObject({ toolName: 'read', toolCallId: 'late' });
+    expect(run.records().length).toBe(4);
+    expect(run.records().at(-1)).toMatchObject({ toolName: 'read', toolCallId: 'late' });
+  });
+
+  it('judge(call, toolCallId) still takes the call id alone, and the outcome finds its record by it', () => {
+    const run = new LoopRun({ config: W2C3 });
+    expect(run.judge(read(), 'c1').blocked).toBe(false);
+    run.complete(read(), 'c1', ok());
+    expect(run.records()).toEqual([expect.objectContaining({ toolCallId: 'c1', resultHash: ok().resultHash })]);
   });
 
   it('records carry the run id bound at construction (trimmed), and a result-less outcome records nothing', () => {
@@ -55,14 +62,14 @@ describe('LoopRun', () => {
     expect(run.runId).toBe('job-1');
     run.recordCall(read(), 'c1');
     expect(run.complete(read(), 'c1', {})).toBeUndefined();
-    expect(run.history.records()).toEqual([expect.objectContaining({ runId: 'job-1', toolCallId: 'c1' })]);
-    expect(run.history.records()[0].resultHash).toBeUndefined();
+    expect(run.records()).toEqual([expect.objectContaining({ runId: 'job-1', toolCallId: 'c1' })]);
+    expect(run.records()[0].resultHash).toBeUndefined();
   });
 
   it('with enabled: false nothing is recorded and no detector runs', () => {
     const run = new LoopRun({ config: resolveLoopDetectionConfig({ enabled: false }) });
     for (let i = 0; i < 5; i += 1) expect(run.judge(read()).verdict).toBeUndefined();
-    expect(run.history.size).toBe(0);
+    expect(run.records().length).toBe(0);
     expect(run.arm().enabled).toBe(false);
   });
 

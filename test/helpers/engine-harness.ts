@@ -244,7 +244,7 @@ export class EngineHarness {
     const run = this.runOf(options.runId);
     const sig = this.sig(tool, params);
     const toolCallId = `call-${this.nextCallId++}`;
-    const checked = run.judge(sig, toolCallId);
+    const checked = run.judge(sig, { toolCallId });
     if (!checked.blocked) run.complete(sig, toolCallId, this.outcomeHash(tool, params, outcome));
     return checked;
   }

@@ -94,9 +94,7 @@ export class GuardRecorder implements SpanProcessor {
 
   /** Each guard's records of each live run (reading them hashes every deferred result). */
   records(runKeys: readonly string[]): string[] {
-    return this.guards.map((guard) =>
-      JSON.stringify(runKeys.map((key) => guard.peek(key)?.loop.history.records() ?? null)),
-    );
+    return this.guards.map((guard) => JSON.stringify(runKeys.map((key) => guard.peek(key)?.loop.records() ?? null)));
   }
 
   forceFlush(): Promise<void> {

@@ -215,7 +215,10 @@ function replay(block: LoopDetectionConfig, ops: readonly Op[], style: HashStyle
           runId: sig.runId,
           ...outcomeOf(op.result, op.unknown),
         };
-        runOf(sig.runId).recordOutcome(sig, toolCallId, outcome.resultHash, outcome.unknownToolName);
+        runOf(sig.runId).recordOutcome(sig, toolCallId, {
+          resultHash: outcome.resultHash,
+          unknownToolName: outcome.unknownToolName,
+        });
         if (config.trackHistory) reference.history.recordOutcome(outcome, config.historySize);
         break;
       }

@@ -16,43 +16,28 @@ import {
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../src/config/index.js';
-import { ToolCallHistory } from '../../src/engine-entry.js';
+import { PackedRunLog } from '../../src/engine/history/packed-run-log.js';
 import { ToolLoopSpanProcessor } from '../../src/index.js';
 import { RecordingDiagLogger } from '../helpers/otel-harness.js';
 import { fcParams, fuzzTimeout, LONG_RUN, reportCount } from './fuzz-runs.js';
 import { fuzzSettings, SpanDriver, spanOp } from './span-arbitraries.js';
 
-/** Every history a run holds, checked against `historySize` after each write. */
+/** Every run's log, checked against `historySize` after each record appended. */
 const historyViolations: string[] = [];
-/* eslint-disable @typescript-eslint/unbound-method -- kept to be called with apply(this) by the wrappers below */
-const original = {
-  appendCall: ToolCallHistory.prototype.appendCall,
-  attachOutcome: ToolCallHistory.prototype.attachOutcome,
-};
-/* eslint-enable @typescript-eslint/unbound-method */
+// eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with apply(this) by the wrapper below
+const originalPush = PackedRunLog.prototype.push;
 
 beforeAll(() => {
-  ToolCallHistory.prototype.appendCall = function (
-    this: ToolCallHistory,
-    ...args: Parameters<ToolCallHistory['appendCall']>
-  ) {
-    original.appendCall.apply(this, args);
-    const historySize = args[4];
-    if (this.size > historySize) historyViolations.push(`recordCall: ${this.size} > ${historySize}`);
-  };
-  ToolCallHistory.prototype.attachOutcome = function (
-    this: ToolCallHistory,
-    ...args: Parameters<ToolCallHistory['attachOutcome']>
-  ) {
-    original.attachOutcome.apply(this, args);
-    const historySize = args[5];
-    if (this.size > historySize) historyViolations.push(`recordOutcome: ${this.size} > ${historySize}`);
+  PackedRunLog.prototype.push = function (this: PackedRunLog, ...args: Parameters<PackedRunLog['push']>) {
+    const seq = originalPush.apply(this, args);
+    const limit = args[3];
+    if (this.end - this.first > limit) historyViolations.push(`push: ${this.end - this.first} > ${limit}`);
+    return seq;
   };
 });
 
 afterAll(() => {
-  ToolCallHistory.prototype.appendCall = original.appendCall;
-  ToolCallHistory.prototype.attachOutcome = original.attachOutcome;
+  PackedRunLog.prototype.push = originalPush;
   diag.disable();
 });
 

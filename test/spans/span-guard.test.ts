@@ -83,7 +83,7 @@ describe('SpanGuard', () => {
     }
     expect(levels).toEqual(['none', 'none', 'start:warning', 'start:critical', 'start:critical']);
     // Blocked calls are recorded as loop vetoes (no hash); their own outcomes never: 3 + 2 records.
-    const records = guard.peek('job-1')!.loop.history.records();
+    const records = guard.peek('job-1')!.loop.records();
     expect(records).toHaveLength(5);
     expect(records.slice(3).map((record) => [record.outcomeKind, record.resultHash])).toEqual([
       ['tool-loop-veto', undefined],
@@ -105,7 +105,7 @@ describe('SpanGuard', () => {
       verdicts.push(finished.verdict && `${finished.verdict.phase}:${finished.verdict.check.verdict.level}`);
     }
     expect(verdicts).toEqual([undefined, undefined, 'end:warning', 'end:critical']);
-    expect(guard.peek(traceRunKey('t1'))!.loop.history.size).toBe(4);
+    expect(guard.peek(traceRunKey('t1'))!.loop.records().length).toBe(4);
   });
 
   it('arms the post-compaction guard on compaction.retry (with its message) and aborts on the window', () => {

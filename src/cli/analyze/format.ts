@@ -1,7 +1,7 @@
 import type { ResolvedLoopDetectionConfig } from '../../config/types.js';
 import type { RecoveryCounts } from '../../engine/recovery/recovery-watch.js';
 import { formatProblem } from '../readers/types.js';
-import type { ReplayEvent } from '../replay/run-replay.js';
+import type { ReplayEvent } from '../replay/replay-event.js';
 import { renderTable } from '../table.js';
 import { printable } from '../terminal-text.js';
 import type { AnalyzeReport, RunReport } from './analyzer.js';

@@ -1,4 +1,4 @@
-import type { ReplayEvent } from '../replay/run-replay.js';
+import type { ReplayEvent } from '../replay/replay-event.js';
 import type { TimelineCall } from '../replay/run-timeline.js';
 import type { AnalyzeReport, RunReport } from './analyzer.js';
 import { describeConfig, describeRecovery } from './format.js';

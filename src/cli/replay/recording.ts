@@ -6,7 +6,7 @@ import type { Progress } from '../progress.js';
 import { readInputFile } from '../readers/input.js';
 import type { InputFormat, InputProblem } from '../readers/types.js';
 import { CallSequence } from './call-sequence.js';
-import type { ReplayEvent } from './run-replay.js';
+import type { ReplayEvent } from './replay-event.js';
 import { SpanReplayer } from './span-replayer.js';
 import { hashedSpan, replayTraces, type PooledSpan } from './trace-replay.js';
 

@@ -1,5 +1,5 @@
 import type { OutcomeHash } from '../../engine/types.js';
-import type { ReplayEvent } from './run-replay.js';
+import type { ReplayEvent } from './replay-event.js';
 
 /** The shortest and longest repeated sequence of distinct calls marked as a cycle on the timeline. */
 const MIN_CYCLE_PERIOD = 2;

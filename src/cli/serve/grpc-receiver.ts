@@ -1,5 +1,5 @@
 import type { ServiceDefinition, sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import { describeError } from '../../otel/loop-event-emitter.js';
+import { describeError } from '../../util/describe-error.js';
 import type { EngineLogger } from '../../util/logger.js';
 import type { OtlpProtobuf } from './otlp-protobuf.js';
 import type { ListenAddress } from './serve-options.js';

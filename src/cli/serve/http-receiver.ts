@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzip } from 'node:zlib';
-import { describeError } from '../../otel/loop-event-emitter.js';
+import { describeError } from '../../util/describe-error.js';
 import type { EngineLogger } from '../../util/logger.js';
 import { receiverOf, type Receiver } from './receiver.js';
 import type { OtlpProtobuf } from './otlp-protobuf.js';

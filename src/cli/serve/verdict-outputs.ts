@@ -11,7 +11,7 @@ import {
   windowClosedEvent,
   type LoopEventRecord,
 } from '../../otel/loop-events.js';
-import { describeError } from '../../otel/loop-event-emitter.js';
+import { describeError } from '../../util/describe-error.js';
 import { redactUnknownToolName } from '../../otel/unknown-tool-redaction.js';
 import * as sc from '../../semconv.js';
 import type { RunReleaseReason } from '../../spans/run-registry.js';

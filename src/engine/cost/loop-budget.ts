@@ -30,17 +30,19 @@ export function passedBudget(budget: LoopBudget, waste: LoopWaste): BudgetKind |
   return undefined;
 }
 
+/** A budget a loop passed: which limit (see {@link passedBudget}), the budget, and what the loop wasted. */
+export interface PassedBudget {
+  readonly kind: BudgetKind;
+  readonly budget: LoopBudget;
+  readonly waste: LoopWaste;
+}
+
 /**
- * A warning escalated to a critical because its loop passed a budget: the same detector, count
- * and key, and a message that says what was burned.
+ * A warning about a call of `toolName` escalated to a critical because its loop passed a budget:
+ * the same detector, count and key, and a message that says what was burned.
  */
-export function escalatedVerdict(
-  verdict: LoopVerdict,
-  kind: BudgetKind,
-  budget: LoopBudget,
-  waste: LoopWaste,
-  toolName: string,
-): LoopVerdict {
+export function escalatedVerdict(verdict: LoopVerdict, toolName: string, passed: PassedBudget): LoopVerdict {
+  const { kind, budget, waste } = passed;
   const burned =
     kind === 'tokens'
       ? `${waste.wastedTokens} tokens, past the budget of ${budget.tokens}`

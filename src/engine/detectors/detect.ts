@@ -11,11 +11,11 @@ import { detectResultCycle, detectResultCycleWarning } from './result-cycle.js';
 import { detectSimilarOutcome, detectSimilarOutcomeWarning } from './similar-outcome.js';
 import { detectTypedErrorRepeatCritical, detectTypedErrorRepeatWarning } from './typed-error-repeat.js';
 import { detectUnknownToolRepeat, detectUnknownToolRepeatWarning } from './unknown-tool-repeat.js';
-import type { ScopedHistory } from '../history/queries.js';
+import type { RunHistory } from '../history/run-history.js';
 import type { ToolCallSignature } from '../types.js';
 
 /**
- * Runs the detectors over a run scope's history, before the call is recorded, in OpenClaw's
+ * Runs the detectors over a run's history, before the call is recorded, in OpenClaw's
  * decision order: the first detector that finds something wins. The typed-error identity has no
  * call site upstream; ours puts its critical after `generic_repeat`'s and its warning after
  * `argument_churn`, so that neither shadows a critical. This package's opt-in detectors (off by
@@ -25,7 +25,7 @@ import type { ToolCallSignature } from '../types.js';
  * Returns `undefined` (not stuck) when detection is disabled (`enabled` is not `true`).
  */
 export function detectToolCallLoop(
-  history: ScopedHistory,
+  history: RunHistory,
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
 ): DetectorFinding | undefined {

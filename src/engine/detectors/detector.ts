@@ -1,5 +1,5 @@
 import type { ResolvedLoopDetectionConfig } from '../config.js';
-import type { ScopedHistory } from '../history/queries.js';
+import type { RunHistory } from '../history/run-history.js';
 import type { LoopVerdict, ToolCallSignature } from '../types.js';
 
 /** The log line a detector writes when it matches (OpenClaw's subsystem `agents/loop-detection`). */
@@ -14,9 +14,9 @@ export interface DetectorFinding {
   readonly log?: DetectorLogLine;
 }
 
-/** A detector: a pure function of the scoped history, the call and the config. */
+/** A detector: a pure function of the run's history, the call and the config. */
 export type Detector = (
-  history: ScopedHistory,
+  history: RunHistory,
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
 ) => DetectorFinding | undefined;

@@ -1,5 +1,5 @@
 import type { ResolvedLoopDetectionConfig } from '../config.js';
-import type { NoProgressStreak, ScopedHistory } from '../history/queries.js';
+import type { NoProgressStreak, RunHistory } from '../history/run-history.js';
 import type { ToolCallSignature } from '../types.js';
 
 /**
@@ -9,7 +9,7 @@ import type { ToolCallSignature } from '../types.js';
  * `detectors.execFailureIdentity`).
  */
 export function noProgressStreakOf(
-  history: ScopedHistory,
+  history: RunHistory,
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
 ): NoProgressStreak {
@@ -21,7 +21,7 @@ export function noProgressStreakOf(
  * `genericRepeatInARow` (the same call with other calls between its repeats is not counted).
  */
 export function repeatStreakOf(
-  history: ScopedHistory,
+  history: RunHistory,
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
 ): NoProgressStreak {
@@ -30,7 +30,7 @@ export function repeatStreakOf(
 }
 
 function withExecFailures(
-  history: ScopedHistory,
+  history: RunHistory,
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
   ordinary: NoProgressStreak,

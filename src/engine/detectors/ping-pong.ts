@@ -18,7 +18,7 @@ export const detectPingPong: Detector = (history, call, config) => {
   const calls = strict ? 2 : 1;
   if (candidate.count === 0 || candidate.count < calls * config.warningThreshold) return undefined;
   const critical = candidate.count >= calls * config.criticalThreshold;
-  const noProgress = (critical || strict) && history.pingPongNoProgressEvidence(candidate, strict);
+  const noProgress = (critical || strict) && history.pingPongNoProgressEvidence(candidate, { strict });
   if (strict && !noProgress) return undefined;
   const warningKey = `pingpong:${[call.argsHash, candidate.pairedSignature ?? ''].sort().join('|')}`;
   const base = {

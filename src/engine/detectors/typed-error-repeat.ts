@@ -1,6 +1,6 @@
 import type { Detector, DetectorFinding } from './detector.js';
 import type { ResolvedLoopDetectionConfig } from '../config.js';
-import type { ScopedHistory } from '../history/queries.js';
+import type { RunHistory } from '../history/run-history.js';
 import type { ToolCallSignature } from '../types.js';
 
 /** The call's failure family (see `typedErrorFamily`); `exec` has none. */
@@ -10,7 +10,7 @@ function familyOf(call: ToolCallSignature): string | undefined {
 }
 
 function typedErrorFinding(
-  history: ScopedHistory,
+  history: RunHistory,
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
   level: 'warning' | 'critical',

@@ -1,10 +1,10 @@
 import type { Detector, DetectorFinding } from './detector.js';
 import type { ResolvedLoopDetectionConfig } from '../config.js';
-import type { ScopedHistory } from '../history/queries.js';
+import type { RunHistory } from '../history/run-history.js';
 import type { LoopLevel, ToolCallSignature } from '../types.js';
 
 function unknownToolFinding(
-  history: ScopedHistory,
+  history: RunHistory,
   call: ToolCallSignature,
   config: ResolvedLoopDetectionConfig,
   level: LoopLevel,

@@ -1,4 +1,5 @@
-import type { LoopVerdict, ToolCallRecord, ToolCallSignature } from '../types.js';
+import type { RunLog } from '../history/run-log.js';
+import type { LoopVerdict, ToolCallSignature } from '../types.js';
 
 /**
  * The member calls of a detected loop recorded before the judged call, oldest first: what a
@@ -29,30 +30,25 @@ export function loopSignaturesOf(verdict: LoopVerdict, call: ToolCallSignature):
     : [call.argsHash];
 }
 
-/** The loop's members among a run's records (`runId` normalised; records of other runs are skipped). */
-export function loopWindow(
-  records: readonly ToolCallRecord[],
-  runId: string | undefined,
-  signatures: readonly string[],
-): LoopWindow {
+/** The loop's members among a run's records, oldest first. */
+export function loopWindow(log: RunLog, signatures: readonly string[]): LoopWindow {
   const wanted = new Set(signatures);
   const callIds: string[] = [];
   const argsHashes: string[] = [];
   const resultHashes: string[] = [];
-  let first: ToolCallRecord | undefined;
-  for (const record of records) {
-    if (record.runId !== runId || !wanted.has(record.argsHash)) continue;
-    first ??= record;
-    callIds.push(record.toolCallId ?? '');
-    argsHashes.push(record.argsHash);
-    resultHashes.push(record.resultHash ?? '');
+  let first = -1;
+  for (let s = log.first; s < log.end; s += 1) {
+    const argsHash = log.argsHash(s);
+    if (!wanted.has(argsHash)) continue;
+    if (first < 0) first = s;
+    callIds.push(log.toolCallId(s) ?? '');
+    argsHashes.push(argsHash);
+    resultHashes.push(log.resultHash(s) ?? '');
   }
-  return {
-    signatures,
-    callIds,
-    argsHashes,
-    resultHashes,
-    ...(first?.toolCallId !== undefined ? { firstCallId: first.toolCallId } : {}),
-    ...(first !== undefined ? { firstTimestamp: first.timestamp } : {}),
-  };
+  if (first < 0) return { signatures, callIds, argsHashes, resultHashes };
+  const firstCallId = log.toolCallId(first);
+  const firstTimestamp = log.timestamp(first);
+  return firstCallId === undefined
+    ? { signatures, callIds, argsHashes, resultHashes, firstTimestamp }
+    : { signatures, callIds, argsHashes, resultHashes, firstCallId, firstTimestamp };
 }

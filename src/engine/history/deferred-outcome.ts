@@ -1,12 +1,9 @@
-import type { OutcomeHash } from '../types.js';
+import type { OutcomeFacts, OutcomeHash } from '../types.js';
 
-/**
- * Where a deferred outcome is held (a history scope's record): told when the budget hashes the
- * outcome, so that it stores the hash as any other and lets go of the outcome object.
- */
-export interface DeferredOutcomeHolder {
-  /** The outcome held for record `seq` is to be hashed now (a no-op if that record no longer holds it). */
-  settleDeferred(seq: number, outcome: DeferredOutcome): void;
+/** What a deferred outcome counts against while it holds its raw content (a `DeferredOutcomeBudget`). */
+interface ContentBudget {
+  /** The outcome stopped holding `bytes` of raw content. */
+  release(bytes: number): void;
 }
 
 /** What a deferred outcome knows besides its hash, once it may stay unhashed. */
@@ -36,7 +33,7 @@ export interface DeferredContent {
  * every question but the hash itself without computing it.
  *
  * It holds what computing the hash needs (the raw result text and the raw arguments, never a
- * span) until then, against the {@link DeferredOutcomeBudget} it was admitted to. Reading
+ * span) until then, against the `DeferredOutcomeBudget` it was admitted to. Reading
  * `resultHash` computes it.
  */
 export class DeferredOutcome implements OutcomeHash {
@@ -44,17 +41,13 @@ export class DeferredOutcome implements OutcomeHash {
   private content: DeferredContent | undefined;
   private hashed: OutcomeHash | undefined = undefined;
   /** The budget it counts against while it holds its raw content there. */
-  private budget: DeferredOutcomeBudget | undefined = undefined;
+  private budget: ContentBudget | undefined = undefined;
 
-  /** Once kept: the `write-mutation` kind, with {@link mutationTargetHash}. */
-  private kind: 'write-mutation' | undefined = undefined;
-  private target: string | undefined = undefined;
+  /** Once kept: its facts (a `write`'s mutation target, or none), known without hashing. */
+  private keptFacts: OutcomeFacts | undefined = undefined;
   private kept = false;
   /** Whether the content was asked {@link DeferredContent.mayKeep}: the answer stands. */
   private asked = false;
-  /** The record that holds it, while one does. */
-  private holder: DeferredOutcomeHolder | undefined = undefined;
-  private seq = 0;
 
   /**
    * `bytes`: what `content` holds (the raw texts), counted against a budget. One object with
@@ -68,13 +61,18 @@ export class DeferredOutcome implements OutcomeHash {
     this.content = content;
   }
 
+  /** Once kept: the facts its outcome will have, known without hashing it (a `write`'s kind and target, or none). */
+  get facts(): OutcomeFacts | undefined {
+    return this.keptFacts;
+  }
+
   get outcomeKind(): 'write-mutation' | undefined {
-    return this.kind;
+    return this.keptFacts === undefined ? undefined : 'write-mutation';
   }
 
   /** A kept `write`'s target hash. */
   get mutationTargetHash(): string | undefined {
-    return this.target;
+    return this.keptFacts?.mutationTargetHash;
   }
 
   /**
@@ -87,8 +85,8 @@ export class DeferredOutcome implements OutcomeHash {
     this.asked = true;
     if (facts === false) return false;
     this.kept = true;
-    this.target = facts.mutationTargetHash;
-    if (this.target !== undefined) this.kind = 'write-mutation';
+    const { mutationTargetHash } = facts;
+    if (mutationTargetHash !== undefined) this.keptFacts = { outcomeKind: 'write-mutation', mutationTargetHash };
     return true;
   }
 
@@ -130,25 +128,8 @@ export class DeferredOutcome implements OutcomeHash {
     this.uncount();
   }
 
-  /** Record `seq` of `holder` holds it from now on (see {@link settle}). */
-  heldBy(holder: DeferredOutcomeHolder, seq: number): void {
-    this.holder = holder;
-    this.seq = seq;
-  }
-
-  /**
-   * Hashes it now, through the record that holds it if one does, which then stores the hash as
-   * any other: a resolved outcome left in its record would hold its objects for the record's life.
-   */
-  settle(): void {
-    const { holder } = this;
-    this.holder = undefined;
-    holder?.settleDeferred(this.seq, this);
-    this.resolve();
-  }
-
-  /** Counts against `budget` from now on (see {@link DeferredOutcomeBudget.admit}). */
-  countAgainst(budget: DeferredOutcomeBudget): void {
+  /** Counts against `budget` from now on (see `DeferredOutcomeBudget.admit`). */
+  countAgainst(budget: ContentBudget): void {
     this.budget = budget;
   }
 
@@ -158,75 +139,8 @@ export class DeferredOutcome implements OutcomeHash {
    */
   uncount(): void {
     const { budget } = this;
-    // Only the budget settles it through its record: a stale entry of its queue must not keep
-    // that record's whole history alive.
-    this.holder = undefined;
     if (budget === undefined) return;
     this.budget = undefined;
     budget.release(this.bytes);
-  }
-}
-
-/**
- * How many deferred outcomes the runs of a set (a processor's) may hold unhashed, and how many
- * bytes of raw content: admitting one beyond either limit hashes the oldest ones still held,
- * until the rest fit.
- */
-export class DeferredOutcomeBudget {
-  private held = 0;
-  private count = 0;
-  /** Admitted outcomes, oldest first from `head`; some may no longer count (compacted away). */
-  private queue: (DeferredOutcome | undefined)[] = [];
-  private head = 0;
-
-  /**
-   * `limit`: bytes of raw content held at most (0: every outcome is hashed as it is admitted);
-   * `maxOutcomes`: outcomes held at most (default: no limit but the bytes'), which bounds what
-   * their objects take besides the texts, most of what a small result's deferral holds.
-   */
-  constructor(
-    readonly limit: number,
-    readonly maxOutcomes = Number.POSITIVE_INFINITY,
-  ) {}
-
-  /** Bytes of raw content the outcomes counting against it hold now. */
-  get heldBytes(): number {
-    return this.held;
-  }
-
-  /** Outcomes counting against it now. */
-  get heldOutcomes(): number {
-    return this.count;
-  }
-
-  /** Counts an outcome (its record is in a history now); hashes the oldest ones while over the limit. */
-  admit(outcome: DeferredOutcome): void {
-    outcome.countAgainst(this);
-    this.held += outcome.bytes;
-    this.count += 1;
-    this.queue.push(outcome);
-    const { queue } = this;
-    while ((this.held > this.limit || this.count > this.maxOutcomes) && this.head < queue.length) {
-      const oldest = queue[this.head];
-      queue[this.head] = undefined;
-      this.head += 1;
-      if (oldest?.counted) oldest.settle();
-    }
-    // Outcomes read, dropped or uncounted stay queued until they reach the head: compact now and then.
-    if (queue.length - this.head > 2 * this.count + 32 || (this.head >= 32 && this.head * 2 >= queue.length)) {
-      const kept: DeferredOutcome[] = [];
-      for (let i = this.head; i < queue.length; i += 1) {
-        const entry = queue[i];
-        if (entry?.counted) kept.push(entry);
-      }
-      this.queue = kept;
-      this.head = 0;
-    }
-  }
-
-  /** An outcome stopped counting (see {@link DeferredOutcome.uncount}). */
-  release(bytes: number): void {
-    this.held -= bytes;
-    this.count -= 1;
   }
 }

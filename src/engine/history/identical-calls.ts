@@ -1,5 +1,5 @@
-import { comparableOutcome, nearDuplicate, type ComparableOutcome } from './outcome-similarity.js';
-import type { ScopeLog } from './record-ring.js';
+import { comparableOutcome, nearDuplicate, type ComparableOutcome } from './comparable-outcome.js';
+import type { RunLog } from './run-log.js';
 
 /** The streak of identical calls a call with this signature would continue. */
 export interface IdenticalCalls {
@@ -13,21 +13,21 @@ export interface IdenticalCalls {
 }
 
 /**
- * The newest records of the scope, in a row, with signature `key` (any other call ends the
+ * The newest records of the run, in a row, with signature `key` (any other call ends the
  * streak), and the low-gain part of it: outcomes that repeat the newer one up to `percent` %
  * similarity (results that change only in numbers, such as a clock read, stay low-gain).
  */
-export function identicalCallsOf(scope: ScopeLog | undefined, key: string, percent: number): IdenticalCalls {
-  if (!scope) return { count: 0, lowGain: 0 };
+export function identicalCallsOf(log: RunLog | undefined, key: string, percent: number): IdenticalCalls {
+  if (!log) return { count: 0, lowGain: 0 };
   let count = 0;
   let lowGain = 0;
   let gaining = false;
   let newer: ComparableOutcome | undefined;
-  for (let s = scope.end - 1; s >= scope.first; s -= 1) {
-    if (scope.keyOf(s) !== key) break;
+  for (let s = log.end - 1; s >= log.first; s -= 1) {
+    if (log.keyOf(s) !== key) break;
     count += 1;
     if (gaining) continue;
-    const outcome = comparableOutcome(scope, s);
+    const outcome = comparableOutcome(log, s);
     if (outcome !== undefined) {
       if (newer !== undefined && !nearDuplicate(outcome, newer, percent)) {
         gaining = true;

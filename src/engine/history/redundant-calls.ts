@@ -1,20 +1,20 @@
 import { mayBeKnownPoll } from '../hashing/known-poll.js';
 import { isNoProgressOutcome } from './no-progress-outcome.js';
-import { isVeto } from './outcome-similarity.js';
-import type { InFlightCall } from './queries.js';
-import { signatureKey, type ScopeLog } from './record-ring.js';
+import type { InFlightCall } from './in-flight-call.js';
+import { isVeto, type RunLog } from './run-log.js';
+import { signatureKey } from './signature-key.js';
 
-/** The calls of a scope that asked again for an answer the run already had. */
+/** The calls of a run that asked again for an answer the run already had. */
 export interface RedundantCalls {
   /**
-   * Records (and calls in flight) since the scope's last progress that repeated an earlier call
+   * Records (and calls in flight) since the run's last progress that repeated an earlier call
    * whose answer was known.
    */
   readonly count: number;
   /** Their distinct args hashes, oldest first. */
   readonly signatures: readonly string[];
   /**
-   * The asking signature has an answer in the scope and no call since then made progress (a
+   * The asking signature has an answer in the log and no call since then made progress (a
    * result that was new for its call and not an error): asking again cannot learn anything.
    */
   readonly answerIsCurrent: boolean;
@@ -23,8 +23,8 @@ export interface RedundantCalls {
 const NONE: RedundantCalls = Object.freeze({ count: 0, signatures: [], answerIsCurrent: false });
 
 /**
- * Counts the scope's redundant calls since its last progress, oldest first: a record is redundant
- * when an older record of the scope had the same signature and the same result hash (the call
+ * Counts the run's redundant calls since its last progress, oldest first: a record is redundant
+ * when an older record of the log had the same signature and the same result hash (the call
  * returned an answer the run already had), and a loop veto is when its signature had any answer
  * before it (the blocked call asked again). Progress (a result new for its call that is not an
  * error) starts the count afresh: a run that left its repeats behind is not looping any more. Calls still in flight count when their signature's answer is current (see
@@ -37,26 +37,26 @@ const NONE: RedundantCalls = Object.freeze({ count: 0, signatures: [], answerIsC
  * have changed what the same call would return now.
  */
 export function redundantCallsOf(
-  scope: ScopeLog | undefined,
+  log: RunLog | undefined,
   key: string,
   inFlight: readonly InFlightCall[],
 ): RedundantCalls {
-  if (!scope || scope.length === 0) return NONE;
-  // Signature key → the distinct result hashes it returned so far in the scope, and where the newest was.
+  if (!log || log.end === log.first) return NONE;
+  // Signature key → the distinct result hashes it returned so far in the log, and where the newest was.
   const answers = new Map<string, { hashes: string[]; at: number }>();
   const members: string[] = [];
   let count = 0;
   let answeredAt = -1;
   let progressAt = -1;
-  for (let s = scope.first; s < scope.end; s += 1) {
-    const recordKey = scope.keyOf(s);
+  for (let s = log.first; s < log.end; s += 1) {
+    const recordKey = log.keyOf(s);
     const known = answers.get(recordKey);
-    const resultHash = scope.resultHash(s);
-    const countable = !mayBeKnownPoll(scope.toolName(s));
+    const resultHash = log.resultHash(s);
+    const countable = !mayBeKnownPoll(log.toolName(s));
     if (resultHash === undefined) {
-      if (countable && known !== undefined && isVeto(scope, s)) {
+      if (countable && known !== undefined && isVeto(log, s)) {
         count += 1;
-        members.push(scope.argsHash(s));
+        members.push(log.argsHash(s));
       }
       continue;
     }
@@ -65,13 +65,13 @@ export function redundantCallsOf(
     if (known?.hashes.includes(resultHash)) {
       if (countable) {
         count += 1;
-        members.push(scope.argsHash(s));
+        members.push(log.argsHash(s));
       }
       continue;
     }
     if (known === undefined) answers.set(recordKey, { hashes: [resultHash], at: s });
     else known.hashes.push(resultHash);
-    if (!isNoProgressOutcome(resultHash, scope.details(s)?.noProgress)) {
+    if (!isNoProgressOutcome(resultHash, log.facts(s)?.noProgress)) {
       progressAt = s;
       count = 0;
       members.length = 0;

@@ -1,5 +1,4 @@
-import { isVeto } from './outcome-similarity.js';
-import type { ScopeLog } from './record-ring.js';
+import { isVeto, type RunLog } from './run-log.js';
 
 /** Shortest and longest cycle looked for: A→B→A… up to A→B→C→D→E→A… */
 export const MIN_CYCLE_PERIOD = 2;
@@ -24,7 +23,7 @@ export interface ResultCycle {
 const NONE: ResultCycle = Object.freeze({ count: 0, period: 0, laps: 0, signatures: [], tripped: false });
 
 /**
- * The cycle of period 2–5 that ends at the scope's newest concrete records — each record equal
+ * The cycle of period 2–5 that ends at the run's newest concrete records — each record equal
  * in signature and result hash to the one a period before it, the lap irreducible to a shorter
  * period and made of at least two signatures — when the call with signature `key` continues it.
  *
@@ -33,20 +32,20 @@ const NONE: ResultCycle = Object.freeze({ count: 0, period: 0, laps: 0, signatur
  * continues it (the agent switching to another member does not escape it). A call outside the
  * cycle, or any concrete outcome after the vetoes, ends it.
  */
-export function resultCycleOf(scope: ScopeLog | undefined, key: string, criticalLaps: number): ResultCycle {
-  if (!scope) return NONE;
-  let s = scope.end - 1;
+export function resultCycleOf(log: RunLog | undefined, key: string, criticalLaps: number): ResultCycle {
+  if (!log) return NONE;
+  let s = log.end - 1;
   const vetoed: string[] = [];
-  for (; s >= scope.first && isVeto(scope, s); s -= 1) vetoed.push(scope.keyOf(s));
+  for (; s >= log.first && isVeto(log, s); s -= 1) vetoed.push(log.keyOf(s));
   const keys: string[] = [];
   const hashes: string[] = [];
   const args: string[] = [];
-  for (; s >= scope.first && keys.length < MAX_CYCLE_SCAN; s -= 1) {
-    const hash = scope.resultHash(s);
+  for (; s >= log.first && keys.length < MAX_CYCLE_SCAN; s -= 1) {
+    const hash = log.resultHash(s);
     if (hash === undefined) break;
-    keys.push(scope.keyOf(s));
+    keys.push(log.keyOf(s));
     hashes.push(hash);
-    args.push(scope.argsHash(s));
+    args.push(log.argsHash(s));
   }
   let best: { period: number; tail: number } | undefined;
   for (let period = MIN_CYCLE_PERIOD; period <= MAX_CYCLE_PERIOD && period <= keys.length; period += 1) {

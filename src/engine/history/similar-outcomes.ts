@@ -1,5 +1,4 @@
-import { isVeto } from './outcome-similarity.js';
-import type { ScopeLog } from './record-ring.js';
+import { isVeto, type RunLog } from './run-log.js';
 
 /** The repeated failure a tool's next call would follow (`count` 0 = none). */
 export interface SimilarOutcomes {
@@ -19,25 +18,25 @@ const NONE: SimilarOutcomes = Object.freeze({ count: 0, signatures: [] });
  * is too short to explain it. Vetoes in between count once an older failure anchors them;
  * records still pending are skipped.
  */
-export function similarOutcomesOf(scope: ScopeLog | undefined, toolName: string): SimilarOutcomes {
-  if (!scope) return NONE;
+export function similarOutcomesOf(log: RunLog | undefined, toolName: string): SimilarOutcomes {
+  if (!log) return NONE;
   let anchor: string | undefined;
   let count = 0;
   let vetoes = 0;
   const newestFirst: string[] = [];
-  for (let s = scope.end - 1; s >= scope.first; s -= 1) {
-    if (!scope.isToolName(s, toolName)) break;
-    if (!scope.hasResultHash(s)) {
-      if (isVeto(scope, s)) vetoes += 1;
+  for (let s = log.end - 1; s >= log.first; s -= 1) {
+    if (log.toolName(s) !== toolName) break;
+    if (!log.hasResultHash(s)) {
+      if (isVeto(log, s)) vetoes += 1;
       continue;
     }
-    if (!scope.explainedFailure(s)) break;
-    const resultHash = scope.resultHash(s)!;
+    if (!log.facts(s)?.explainedFailure) break;
+    const resultHash = log.resultHash(s)!;
     if (anchor !== undefined && resultHash !== anchor) break;
     anchor ??= resultHash;
     count += vetoes + 1;
     vetoes = 0;
-    newestFirst.push(scope.argsHash(s));
+    newestFirst.push(log.argsHash(s));
   }
   if (count === 0) return NONE;
   return { count, signatures: [...new Set(newestFirst.reverse())] };

@@ -22,7 +22,11 @@ describe('loop budgets', () => {
   });
 
   it('an escalated verdict is a critical with the same detector, count and key', () => {
-    const critical = escalatedVerdict(warning, 'time', { ms: 1000 }, { wastedMs: 1200 }, 'read');
+    const critical = escalatedVerdict(warning, 'read', {
+      kind: 'time',
+      budget: { ms: 1000 },
+      waste: { wastedMs: 1200 },
+    });
     expect(critical).toMatchObject({ level: 'critical', detector: 'ping_pong', count: 7, warningKey: 'pingpong:a|b' });
     expect(critical.message).toBe(
       'CRITICAL: read is in a loop (ping_pong, count 7) that has burned 1200 ms, past the budget of 1000 ms. Session execution blocked to prevent resource waste.',

@@ -107,9 +107,12 @@ describe('redundant_call', () => {
       h.run('read', B, { result: 'contents of B' });
     }
     const run = h.runOf();
-    expect(run.judge(h.sig('read', A), 'batch-1').blocked).toBe(false);
-    expect(run.judge(h.sig('read', B), 'batch-2').blocked).toBe(false);
-    expect(run.judge(h.sig('read', A), 'batch-3').verdict).toMatchObject({ detector: 'redundant_call', count: 4 });
+    expect(run.judge(h.sig('read', A), { toolCallId: 'batch-1' }).blocked).toBe(false);
+    expect(run.judge(h.sig('read', B), { toolCallId: 'batch-2' }).blocked).toBe(false);
+    expect(run.judge(h.sig('read', A), { toolCallId: 'batch-3' }).verdict).toMatchObject({
+      detector: 'redundant_call',
+      count: 4,
+    });
   });
 
   it('known polls are exempt: asking again is what they are for', async () => {
@@ -133,10 +136,10 @@ describe('redundant_call', () => {
     h.run('edit', EDIT_1, { result: 'applied' });
     h.run('read', B, { result: 'contents of B' });
     const run = h.runOf();
-    expect(run.judge(h.sig('read', A), 'batch-1').blocked).toBe(false);
-    expect(run.judge(h.sig('read', A), 'batch-2').blocked).toBe(false);
+    expect(run.judge(h.sig('read', A), { toolCallId: 'batch-1' }).blocked).toBe(false);
+    expect(run.judge(h.sig('read', A), { toolCallId: 'batch-2' }).blocked).toBe(false);
     // Two redundant reads of A before the edit, none since: B's first repeat is not the fourth.
-    expect(run.judge(h.sig('read', B), 'batch-3').blocked).toBe(false);
+    expect(run.judge(h.sig('read', B), { toolCallId: 'batch-3' }).blocked).toBe(false);
   });
 
   it('is off by default', async () => {

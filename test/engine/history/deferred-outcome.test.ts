@@ -8,10 +8,16 @@ import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveLoopDetectionConfig } from '../../../src/engine-entry.js';
-import { DeferredOutcome, DeferredOutcomeBudget } from '../../../src/engine/history/deferred-outcome.js';
-import { ToolCallHistory } from '../../../src/engine/history/tool-call-history.js';
+import { DeferredOutcome } from '../../../src/engine/history/deferred-outcome.js';
+import {
+  DeferredOutcomeBudget,
+  type DeferredOutcomeHolder,
+} from '../../../src/engine/history/deferred-outcome-budget.js';
+import { RunHistoryView } from '../../../src/engine/history/run-history-view.js';
+import type { RunLog } from '../../../src/engine/history/run-log.js';
 import { LoopRun } from '../../../src/engine/loop-run.js';
 import type { OutcomeHash } from '../../../src/engine/types.js';
+import { appendCall, attachOutcome, lengthOf, recordsOf, RUN_LOGS } from '../../helpers/run-logs.js';
 
 const hex = (n: number) => n.toString(16).padStart(16, '0');
 const argsHashOf = (tool: string, args: number) => `${tool}:${hex(args)}`;
@@ -46,9 +52,12 @@ interface Entry {
 const TOOLS = ['read', 'write'];
 const targetOf = (tool: string, args: number) => (tool === 'write' ? `target-${args}` : undefined);
 
-/** What the detectors ask of a scope, for every signature and tool of the pools. */
-function answers(history: ToolCallHistory): unknown {
-  const view = history.view();
+/** An outcome held by no record (the budget alone is under test). */
+const NO_HOLDER: DeferredOutcomeHolder = { settleDeferred: () => undefined };
+
+/** What the detectors ask of a run's history, for every signature and tool of the pools. */
+function answers(log: RunLog): unknown {
+  const view = new RunHistoryView(log);
   const out: unknown[] = [view.recentSignatures(16)];
   for (const tool of TOOLS) {
     out.push(view.unknownToolStreak(tool));
@@ -72,38 +81,36 @@ function answers(history: ToolCallHistory): unknown {
   return out;
 }
 
-function fill(history: ToolCallHistory, entries: readonly Entry[], lazy: boolean, hashed: { count: number }): void {
+function fill(log: RunLog, entries: readonly Entry[], lazy: boolean, hashed: { count: number }): void {
   for (const { tool, args, outcome } of entries) {
     const toolName = TOOLS[tool];
-    const argsHash = argsHashOf(toolName, args);
-    history.appendCall(toolName, argsHash, undefined, undefined, 6);
+    const call = { toolName, argsHash: argsHashOf(toolName, args) };
+    appendCall(log, call, 6);
     if (outcome === 5) continue;
     if (outcome === 4) {
-      history.attachOutcome(toolName, argsHash, undefined, undefined, { outcomeKind: 'tool-loop-veto' }, 6);
+      attachOutcome(log, call, { outcomeKind: 'tool-loop-veto' }, 6);
       continue;
     }
     const resultHash = outcome === 3 ? `error:${hex(99)}` : hex(outcome + 1);
     const target = outcome < 3 ? targetOf(toolName, args) : undefined;
     const hashedOutcome: OutcomeHash =
       target === undefined ? { resultHash } : { resultHash, outcomeKind: 'write-mutation', mutationTargetHash: target };
-    if (lazy && outcome < 3)
-      history.attachOutcome(toolName, argsHash, undefined, undefined, deferred(resultHash, hashed, 100, target), 6);
-    else history.attachOutcome(toolName, argsHash, undefined, undefined, hashedOutcome, 6);
+    attachOutcome(log, call, lazy && outcome < 3 ? deferred(resultHash, hashed, 100, target) : hashedOutcome, 6);
   }
 }
 
-describe('deferred outcomes in the history', () => {
+describe.each(RUN_LOGS)('deferred outcomes in the %s log', (_, newLog) => {
   it('answer every query as their hashes do (property)', () => {
     const entry = fc.record({ tool: fc.nat(1), args: fc.nat(1), outcome: fc.nat(5) });
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 24 }), (entries) => {
         const hashed = { count: 0 };
-        const lazy = new ToolCallHistory({ now: () => 0 });
-        const eager = new ToolCallHistory({ now: () => 0 });
+        const lazy = newLog();
+        const eager = newLog();
         fill(lazy, entries, true, hashed);
         fill(eager, entries, false, hashed);
         expect(answers(lazy)).toEqual(answers(eager));
-        expect(lazy.records()).toEqual(eager.records());
+        expect(recordsOf(lazy)).toEqual(recordsOf(eager));
       }),
       { numRuns: 500 },
     );
@@ -112,15 +119,14 @@ describe('deferred outcomes in the history', () => {
   it('are hashed only by a query that compares them, and never once evicted unread', () => {
     const hashed = { count: 0 };
     const budget = new DeferredOutcomeBudget(10_000);
-    const history = new ToolCallHistory({ now: () => 0 });
+    const log = newLog();
     for (let i = 0; i < 8; i += 1) {
-      const argsHash = argsHashOf('read', i);
+      const call = { toolName: 'read', argsHash: argsHashOf('read', i) };
       const outcome = deferred(hex(i + 1), hashed);
-      history.appendCall('read', argsHash, undefined, undefined, 6);
-      history.attachOutcome('read', argsHash, undefined, undefined, outcome, 6);
-      budget.admit(outcome);
+      appendCall(log, call, 6);
+      budget.admit(outcome, log, attachOutcome(log, call, outcome, 6));
       // What the default detectors ask of every call with new arguments.
-      const view = history.view();
+      const view = new RunHistoryView(log);
       const next = argsHashOf('read', i + 1);
       view.argumentChurn('read', next);
       view.noProgressStreak(next, 'read');
@@ -128,48 +134,77 @@ describe('deferred outcomes in the history', () => {
       view.recentSignatures(16);
       view.unknownToolStreak('read');
     }
-    expect(history.size).toBe(6);
+    expect(lengthOf(log)).toBe(6);
     expect(hashed.count).toBe(0);
     // The two evicted let their content go.
     expect([budget.heldOutcomes, budget.heldBytes]).toEqual([6, 600]);
     // The same call again: its earlier record's hash is compared now (and only that one).
-    expect(history.view().noProgressStreak(argsHashOf('read', 7), 'read')).toEqual({
+    expect(new RunHistoryView(log).noProgressStreak(argsHashOf('read', 7), 'read')).toEqual({
       count: 1,
       latestResultHash: hex(8),
     });
     expect(hashed.count).toBe(1);
-    expect(history.records().map((r) => r.resultHash)).toEqual([3, 4, 5, 6, 7, 8].map(hex));
+    expect(recordsOf(log).map((r) => r.resultHash)).toEqual([3, 4, 5, 6, 7, 8].map(hex));
     expect(hashed.count).toBe(6);
   });
 
   it('a deferred write answers for its mutation target without being hashed', () => {
     const hashed = { count: 0 };
-    const history = new ToolCallHistory({ now: () => 0 });
+    const log = newLog();
     for (let i = 0; i < 3; i += 1) {
-      const argsHash = argsHashOf('write', i);
-      history.appendCall('write', argsHash, undefined, undefined, 30);
-      history.attachOutcome('write', argsHash, undefined, undefined, deferred(hex(i), hashed, 100, 'target-0'), 30);
+      const call = { toolName: 'write', argsHash: argsHashOf('write', i) };
+      appendCall(log, call, 30);
+      attachOutcome(log, call, deferred(hex(i), hashed, 100, 'target-0'), 30);
     }
-    const view = history.view();
+    const view = new RunHistoryView(log);
     expect(view.writeTargetChurn(argsHashOf('write', 3), 'target-0')).toEqual({ count: 3, variantCount: 3 });
     expect(view.typedErrorRepeat('write')).toEqual({ count: 0 });
     expect(hashed.count).toBe(0);
-    expect(history.records()[0]).toMatchObject({ outcomeKind: 'write-mutation', mutationTargetHash: 'target-0' });
+    expect(recordsOf(log)[0]).toMatchObject({ outcomeKind: 'write-mutation', mutationTargetHash: 'target-0' });
     expect(hashed.count).toBe(3);
   });
 
+  it('a record whose outcome the budget hashed keeps the hash alone, not the outcome', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const budget = new DeferredOutcomeBudget(1_000_000, 1);
+    const hashed = { count: 0 };
+    const log = newLog();
+    const attach = (n: number): WeakRef<DeferredOutcome> => {
+      const call = { toolName: 'write', argsHash: argsHashOf('write', n) };
+      const outcome = deferred(hex(n + 1), hashed, 100, `target-${n}`);
+      appendCall(log, call, 30);
+      budget.admit(outcome, log, attachOutcome(log, call, outcome, 30));
+      return new WeakRef(outcome);
+    };
+    const first = attach(0);
+    const second = attach(1);
+    expect(hashed.count).toBe(1);
+    // A WeakRef's target lives at least until the job that made it ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(first.deref()).toBeUndefined();
+    expect(second.deref()).toBeDefined();
+    expect(recordsOf(log).map(({ resultHash, mutationTargetHash }) => [resultHash, mutationTargetHash])).toEqual([
+      [hex(1), 'target-0'],
+      [hex(2), 'target-1'],
+    ]);
+  });
+});
+
+describe('DeferredOutcomeBudget', () => {
   it('a budget hashes the oldest outcomes still held once it is over its limit', () => {
     const budget = new DeferredOutcomeBudget(250);
     const hashed = { count: 0 };
     const outcomes = [1, 2, 3].map((n) => deferred(hex(n), hashed));
-    budget.admit(outcomes[0]);
-    budget.admit(outcomes[1]);
+    budget.admit(outcomes[0], NO_HOLDER, 0);
+    budget.admit(outcomes[1], NO_HOLDER, 0);
     expect([budget.heldBytes, budget.heldOutcomes, hashed.count]).toEqual([200, 2, 0]);
     outcomes[0].resolve(); // read by a detector: no longer held
-    budget.admit(outcomes[2]);
+    budget.admit(outcomes[2], NO_HOLDER, 0);
     expect([budget.heldBytes, hashed.count]).toEqual([200, 1]);
     const fourth = deferred(hex(4), hashed);
-    budget.admit(fourth);
+    budget.admit(fourth, NO_HOLDER, 0);
     expect(outcomes[1].resolved).toBe(true); // the oldest still held
     expect([budget.heldBytes, budget.heldOutcomes, hashed.count]).toEqual([200, 2, 2]);
     outcomes[2].drop();
@@ -183,56 +218,28 @@ describe('deferred outcomes in the history', () => {
     const budget = new DeferredOutcomeBudget(1_000_000, 2);
     const hashed = { count: 0 };
     const outcomes = [1, 2, 3, 4].map((n) => deferred(hex(n), hashed));
-    budget.admit(outcomes[0]);
-    budget.admit(outcomes[1]);
+    budget.admit(outcomes[0], NO_HOLDER, 0);
+    budget.admit(outcomes[1], NO_HOLDER, 0);
     expect([budget.heldOutcomes, hashed.count]).toEqual([2, 0]);
-    budget.admit(outcomes[2]);
+    budget.admit(outcomes[2], NO_HOLDER, 0);
     expect(outcomes.map((o) => o.resolved)).toEqual([true, false, false, false]);
     outcomes[1].drop();
-    budget.admit(outcomes[3]);
+    budget.admit(outcomes[3], NO_HOLDER, 0);
     expect([budget.heldOutcomes, budget.heldBytes, hashed.count]).toEqual([2, 200, 1]);
-  });
-
-  it('a record whose outcome the budget hashed keeps the hash alone, not the outcome', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const budget = new DeferredOutcomeBudget(1_000_000, 1);
-    const hashed = { count: 0 };
-    const history = new ToolCallHistory({ now: () => 0 });
-    const attach = (n: number): WeakRef<DeferredOutcome> => {
-      const argsHash = argsHashOf('write', n);
-      const outcome = deferred(hex(n + 1), hashed, 100, `target-${n}`);
-      history.appendCall('write', argsHash, undefined, undefined, 30);
-      history.attachOutcome('write', argsHash, undefined, undefined, outcome, 30);
-      budget.admit(outcome);
-      return new WeakRef(outcome);
-    };
-    const first = attach(0);
-    const second = attach(1);
-    expect(hashed.count).toBe(1);
-    // A WeakRef's target lives at least until the job that made it ends.
-    await new Promise((resolve) => setImmediate(resolve));
-    gc();
-    expect(first.deref()).toBeUndefined();
-    expect(second.deref()).toBeDefined();
-    expect(history.records().map(({ resultHash, mutationTargetHash }) => [resultHash, mutationTargetHash])).toEqual([
-      [hex(1), 'target-0'],
-      [hex(2), 'target-1'],
-    ]);
   });
 
   it('a budget with many outcomes read or dropped keeps its queue short', () => {
     const budget = new DeferredOutcomeBudget(1_000_000);
     const hashed = { count: 0 };
     const kept = deferred(hex(0), hashed);
-    budget.admit(kept);
+    budget.admit(kept, NO_HOLDER, 0);
     for (let i = 1; i < 5000; i += 1) {
       const outcome = deferred(hex(i), hashed);
-      budget.admit(outcome);
+      budget.admit(outcome, NO_HOLDER, 0);
       outcome.drop();
     }
     expect([budget.heldOutcomes, budget.heldBytes, hashed.count]).toEqual([1, 100, 0]);
-    expect((budget as unknown as { queue: unknown[] }).queue.length).toBeLessThan(100);
+    expect((budget as unknown as { outcomes: unknown[] }).outcomes.length).toBeLessThan(100);
   });
 });
 
@@ -256,7 +263,7 @@ describe('LoopRun and deferred outcomes', () => {
     expect([hashed.count, budget.heldOutcomes]).toEqual([0, 3]);
     lazy.released();
     expect([budget.heldOutcomes, budget.heldBytes]).toEqual([0, 0]);
-    expect(lazy.history.records().map((r) => r.resultHash)).toEqual([0, 1, 2].map(hex));
+    expect(lazy.records().map((r) => r.resultHash)).toEqual([0, 1, 2].map(hex));
     const eager = run({ enabled: true });
     for (let n = 0; n < 3; n += 1) complete(eager, n, hashed);
     expect(hashed.count).toBe(6);
@@ -300,7 +307,7 @@ describe('LoopRun and deferred outcomes', () => {
       new DeferredOutcome({ hash: () => ({ resultHash: hex(1) }), mayKeep: () => false }, 100),
     );
     expect(budget.heldOutcomes).toBe(0);
-    expect(loop.history.records().map((r) => r.resultHash)).toEqual([0, 0, 1].map(hex));
+    expect(loop.records().map((r) => r.resultHash)).toEqual([0, 0, 1].map(hex));
   });
 
   it('with history off, never hashes a result nothing reads', () => {

@@ -1,7 +1,7 @@
 /**
- * `ToolCallHistory` and its parts: the packed ring storage (record-ring), the detector queries
- * (queries) and the window shared by runs. Small scopes are scanned and large ones indexed;
- * both must answer alike.
+ * `ToolCallHistory`: OpenClaw's window shared by the runs of a session, each run's records a log
+ * of their own, read by the detectors through a run's view. Short and long histories must
+ * answer alike.
  */
 import { describe, expect, it } from 'vitest';
 import { ToolCallHistory } from '../../../src/engine/history/tool-call-history.js';
@@ -53,7 +53,7 @@ describe('ToolCallHistory', () => {
     expect(history.records().map((r) => r.toolName)).toEqual(['a', 'a', 'a', 'b']);
   });
 
-  it('scanned (below 48 records) and indexed (from 48) scopes give the same streaks and counts', () => {
+  it('short (below 48 records) and long (from 48) histories give the same streaks and counts', () => {
     const answers = (records: number) => {
       const history = new ToolCallHistory();
       for (let i = 0; i < records; i += 1) {
@@ -88,7 +88,7 @@ describe('ToolCallHistory', () => {
     expect(history.records().map((r) => r.timestamp)).toEqual(times);
   });
 
-  it('views are per run: blank run ids are the unscoped records, and ids are trimmed', () => {
+  it('views are per run: blank run ids are the records without a run id, and ids are trimmed', () => {
     const history = new ToolCallHistory();
     history.recordCall({ ...call('read', 1), runId: ' r1 ' }, 30);
     history.recordCall({ ...call('read', 1), runId: '' }, 30);

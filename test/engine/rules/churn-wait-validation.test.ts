@@ -89,7 +89,7 @@ describe('stable argument churn', () => {
     const h = await EngineHarness.create(C0);
     const run = new LoopRun({ config: h.config, now: () => now });
     for (let i = 0; i < 10; i += 1) {
-      run.judge(h.sig('write', write(i)), `w${i}`);
+      run.judge(h.sig('write', write(i)), { toolCallId: `w${i}` });
       run.complete(h.sig('write', write(i)), `w${i}`, h.outcomeHash('write', write(i), { result: unchanged }));
     }
     expect(run.check(h.sig('write', write(10))).churnActiveSince).toBe(1_000);

@@ -91,13 +91,8 @@ describe('exec terminal failure identity', () => {
     h.completed(5, 'exec', current, TRACEBACK);
     h.completed(15, 'exec', job, TRACEBACK);
     // Newest first: 15 other commands, then `make test` again → the scan stops there.
-    expect(h.runOf().history.view().terminalExecFailureStreak(h.argsHash('exec', current)).count).toBe(15);
-    expect(
-      h
-        .runOf()
-        .history.view()
-        .terminalExecFailureStreak(h.argsHash('exec', job(99))).count,
-    ).toBe(20);
+    expect(h.history.view().terminalExecFailureStreak(h.argsHash('exec', current)).count).toBe(15);
+    expect(h.history.view().terminalExecFailureStreak(h.argsHash('exec', job(99))).count).toBe(20);
   });
 
   it('the result is max(ordinary, terminal): identical calls keep their own streak', async () => {

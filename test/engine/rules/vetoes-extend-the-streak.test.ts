@@ -77,8 +77,8 @@ describe('batch admission: calls in flight count as no-progress vetoes for later
     const h = await EngineHarness.create(C0);
     h.completed(19, 'process', POLL, RUNNING);
     const run = h.runOf();
-    const first = run.judge(h.sig('process', POLL), 'batch-1');
-    const second = run.judge(h.sig('process', POLL), 'batch-2');
+    const first = run.judge(h.sig('process', POLL), { toolCallId: 'batch-1' });
+    const second = run.judge(h.sig('process', POLL), { toolCallId: 'batch-2' });
     expect(first.verdict).toMatchObject({ level: 'warning', detector: 'known_poll_no_progress', count: 19 });
     expect(second).toMatchObject({
       blocked: true,
@@ -90,8 +90,9 @@ describe('batch admission: calls in flight count as no-progress vetoes for later
     const h = await EngineHarness.create({ enabled: true, historySize: 50 });
     h.completed(20, 'process', POLL, RUNNING);
     const run = h.runOf();
-    for (let i = 0; i < 20; i += 1) run.judge(h.sig('write', { path: `/w${i}`, content: 'x' }), `w${i}`);
-    expect(run.judge(h.sig('process', POLL), 'poll')).toMatchObject({
+    for (let i = 0; i < 20; i += 1)
+      run.judge(h.sig('write', { path: `/w${i}`, content: 'x' }), { toolCallId: `w${i}` });
+    expect(run.judge(h.sig('process', POLL), { toolCallId: 'poll' })).toMatchObject({
       blocked: true,
       verdict: { detector: 'known_poll_no_progress', count: 20 },
     });
@@ -102,16 +103,16 @@ describe('batch admission: calls in flight count as no-progress vetoes for later
     h.completed(19, 'process', POLL, RUNNING);
     const run = h.runOf();
     const sig = h.sig('process', POLL);
-    run.judge(sig, 'batch-1');
+    run.judge(sig, { toolCallId: 'batch-1' });
     run.complete(sig, 'batch-1', h.outcomeHash('process', POLL, { result: R('done', { status: 'completed' }) }));
-    expect(run.judge(sig, 'batch-2').blocked).toBe(false);
+    expect(run.judge(sig, { toolCallId: 'batch-2' }).blocked).toBe(false);
   });
 
   it('detectors.batchAdmission off: siblings in flight do not count', async () => {
     const h = await EngineHarness.create({ enabled: true, detectors: { batchAdmission: false } });
     h.completed(19, 'process', POLL, RUNNING);
     const run = h.runOf();
-    run.judge(h.sig('process', POLL), 'batch-1');
-    expect(run.judge(h.sig('process', POLL), 'batch-2').blocked).toBe(false);
+    run.judge(h.sig('process', POLL), { toolCallId: 'batch-1' });
+    expect(run.judge(h.sig('process', POLL), { toolCallId: 'batch-2' }).blocked).toBe(false);
   });
 });

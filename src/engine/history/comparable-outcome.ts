@@ -1,5 +1,5 @@
 import { sketchesSimilar } from '../hashing/result-sketch.js';
-import type { ScopeLog } from './record-ring.js';
+import type { RunLog } from './run-log.js';
 
 /** What the near-duplicate comparisons read of a record's outcome. */
 export interface ComparableOutcome {
@@ -9,16 +9,11 @@ export interface ComparableOutcome {
 }
 
 /** The record's outcome for comparison; `undefined` when it has no hash (a veto, or still pending). */
-export function comparableOutcome(scope: ScopeLog, seq: number): ComparableOutcome | undefined {
-  const resultHash = scope.resultHash(seq);
+export function comparableOutcome(log: RunLog, seq: number): ComparableOutcome | undefined {
+  const resultHash = log.resultHash(seq);
   if (resultHash === undefined) return undefined;
-  const details = scope.details(seq);
+  const details = log.facts(seq);
   return { resultHash, sketch: details?.resultSketch, shape: details?.resultShape };
-}
-
-/** Whether the record is the loop's own veto (a blocked call: no outcome, not pending). */
-export function isVeto(scope: ScopeLog, seq: number): boolean {
-  return scope.outcomeKind(seq) === 'tool-loop-veto';
 }
 
 /**

@@ -1,13 +1,14 @@
 /**
- * The record ring stores hashes as numbers, call ids as packed characters and timestamps as
- * offsets, and keeps every other form as it came: whatever a history is given, `records()` and
- * the per-signature answers must be what a plain list of records gives.
+ * A run's log, packed (hashes as numbers, timestamps as offsets, every other form kept as it
+ * came) or plain: whatever it is given, its records and the per-signature answers must be what a
+ * plain list of records gives. The same properties run against both.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ScopeLog } from '../../../src/engine/history/record-ring.js';
-import { ToolCallHistory } from '../../../src/engine/history/tool-call-history.js';
+import { RunHistoryView } from '../../../src/engine/history/run-history-view.js';
+import { signatureKey } from '../../../src/engine/history/signature-key.js';
 import type { OutcomeHash, ToolCallRecord } from '../../../src/engine/types.js';
+import { appendCall, appendVeto, attachOutcome, lengthOf, recordsOf, RUN_LOGS } from '../../helpers/run-logs.js';
 
 const hex16 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((n) => n.toString(16).padStart(16, '0'));
 const tools = ['read', 'exec', 'write', 'a:b', 'ünï', ''];
@@ -64,6 +65,15 @@ const outcome: fc.Arbitrary<OutcomeHash> = fc.oneof(
       resultHash: hash,
       outcomeKind: 'write-mutation' as const,
       mutationTargetHash: target,
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ resultHash, target: hex16 }).map(({ resultHash: hash, target }) => ({
+      resultHash: hash,
+      outcomeKind: 'write-mutation' as const,
+      mutationTargetHash: target,
+      typedError: 'write:EACCES',
     })),
   },
   {
@@ -156,7 +166,7 @@ function withoutUndefined(outcome: OutcomeHash): Partial<ToolCallRecord> {
   return Object.fromEntries(Object.entries(outcome).filter(([, v]) => v !== undefined));
 }
 
-describe('record ring', () => {
+describe.each(RUN_LOGS)('%s run log', (_, newLog) => {
   it('reads back every record as stored, whatever the forms of its hashes, call id and timestamp', () => {
     fc.assert(
       fc.property(
@@ -164,35 +174,40 @@ describe('record ring', () => {
         fc.array(step, { maxLength: 300 }),
         (historySize, steps) => {
           let now = 1_700_000_000_000;
-          const history = new ToolCallHistory({ now: () => now });
+          const log = newLog();
           const model = new ModelHistory(historySize);
           for (const s of steps) {
             now += s.dt;
+            const call = { toolName: s.tool, argsHash: s.args, toolCallId: s.id };
             if (s.kind === 'call') {
-              history.appendCall(s.tool, s.args, s.id, undefined, historySize);
+              appendCall(log, call, historySize, now);
               model.append(recordOf(s.tool, s.args, s.id, now));
             } else if (s.kind === 'veto') {
-              const veto = { outcomeKind: 'tool-loop-veto' as const };
-              history.appendOutcome(s.tool, s.args, s.id, undefined, veto, historySize);
-              model.append({ ...recordOf(s.tool, s.args, s.id, now), ...veto });
+              appendVeto(log, call, historySize, now);
+              model.append({ ...recordOf(s.tool, s.args, s.id, now), outcomeKind: 'tool-loop-veto' });
             } else {
-              history.attachOutcome(s.tool, s.args, s.id, undefined, s.outcome, historySize);
+              attachOutcome(log, call, s.outcome, historySize, now);
               model.attach(s.tool, s.args, s.id, s.outcome, now);
             }
-            const view = history.view();
+            const view = new RunHistoryView(log);
+            // With the call's records found first (as the detectors do), ping-pong compares no strings.
+            if (s.pick % 2 === 0) view.recentCount(s.args, s.tool);
             expect(view.pingPong(s.args)).toEqual(model.pingPong(s.args));
             const twoBack = model.records.at(-2)?.argsHash;
             if (twoBack !== undefined) expect(view.pingPong(twoBack)).toEqual(model.pingPong(twoBack));
             if (s.pick % 4 === 0) {
-              // Many strings read between changes: the rebuilt ones are kept until the next change.
               const newest = (n: number) => [...new Set(model.records.slice(-n).map((r) => r.argsHash))];
-              expect(history.view().newestArgsHashes(historySize)).toEqual(newest(historySize));
-              expect(history.records()).toEqual(model.records);
-              expect(history.view().newestArgsHashes(3)).toEqual(newest(3));
+              expect(view.newestArgsHashes(historySize)).toEqual(newest(historySize));
+              expect(recordsOf(log)).toEqual(model.records);
+              expect(view.newestArgsHashes(3)).toEqual(newest(3));
             }
           }
-          expect(history.records()).toEqual(model.records);
-          const view = history.view();
+          expect(lengthOf(log)).toBe(model.records.length);
+          expect(recordsOf(log)).toEqual(model.records);
+          for (let a = log.first; a < log.end; a += 1)
+            for (let b = a; b < Math.min(log.end, a + 4); b += 1)
+              expect(log.sameArgs(a, b)).toBe(log.argsHash(a) === log.argsHash(b));
+          const view = new RunHistoryView(log);
           for (const r of model.records) {
             const same = model.records.filter((m) => m.toolName === r.toolName && m.argsHash === r.argsHash).length;
             expect(view.recentCount(r.argsHash, r.toolName)).toBe(same);
@@ -203,82 +218,56 @@ describe('record ring', () => {
     );
   });
 
-  it('a write outcome keeps its target without a detailed record, and reads back as one', () => {
-    const history = new ToolCallHistory({ now: () => 5 });
+  it('a write outcome reads back with its kind and target, and answers for write churn', () => {
+    const log = newLog();
     const argsHash = 'write:00000000000000ff';
-    history.appendCall('write', argsHash, 'call_1', undefined, 30);
-    history.attachOutcome(
-      'write',
-      argsHash,
-      'call_1',
-      undefined,
+    const call = { toolName: 'write', argsHash, toolCallId: 'call_1' };
+    appendCall(log, call, 30, 5);
+    attachOutcome(
+      log,
+      call,
       { resultHash: 'error:0123456789abcdef', outcomeKind: 'write-mutation', mutationTargetHash: 'fedcba9876543210' },
       30,
     );
-    const expected = {
-      toolName: 'write',
-      argsHash,
-      toolCallId: 'call_1',
-      timestamp: 5,
-      resultHash: 'error:0123456789abcdef',
-      outcomeKind: 'write-mutation',
-      mutationTargetHash: 'fedcba9876543210',
-    };
-    expect(history.records()).toEqual([expected]);
-    // A detector of writes asks for the details: the answer is the same, and so is the record.
-    expect(history.view().writeTargetChurn('write:0000000000000001', 'fedcba9876543210')).toEqual({
+    expect(recordsOf(log)).toEqual([
+      {
+        toolName: 'write',
+        argsHash,
+        toolCallId: 'call_1',
+        timestamp: 5,
+        resultHash: 'error:0123456789abcdef',
+        outcomeKind: 'write-mutation',
+        mutationTargetHash: 'fedcba9876543210',
+      },
+    ]);
+    expect(new RunHistoryView(log).writeTargetChurn('write:0000000000000001', 'fedcba9876543210')).toEqual({
       count: 1,
       variantCount: 1,
     });
-    expect(history.records()).toEqual([expected]);
   });
-});
 
-describe('signature filter of a small scope', () => {
-  /** `read:<digest>`; digests 128 apart share a filter bucket. */
-  const key = (digest: number) => `read:${digest.toString(16).padStart(16, '0')}`;
-
-  it('stays in step with appends and evictions, saturated buckets included', () => {
-    const historySize = 40;
-    const scope = new ScopeLog(undefined);
-    const model: string[] = [];
-    const append = (k: string) => {
-      scope.push('read', k, undefined, 0, historySize);
-      model.push(k);
-      if (model.length > historySize) {
-        scope.shift();
-        model.shift();
-      }
-    };
-    const expectCounts = (keys: readonly string[]) => {
-      for (const k of keys) expect(scope.countOf(k)).toBe(model.filter((m) => m === k).length);
-    };
-    for (let i = 0; i < 20; i += 1) append(key(1));
-    for (let i = 0; i < 3; i += 1) append(key(129));
-    append(key(5));
-    append(key(5));
-    expectCounts([key(1), key(129), key(257), key(5), key(2)]);
-    // Bucket 1 holds 23 records, more than 4 bits count: it stays saturated and spills into no other.
-    expect(scope.mayHold(key(257))).toBe(true);
-    expect(scope.mayHold(key(2))).toBe(false);
-    expect(scope.mayHold(key(133))).toBe(true);
-    const others: string[] = [];
-    for (let i = 0; i < 60; i += 1) {
-      const other = key(0x1000 + 128 * i + 8 + (i % 100));
-      others.push(other);
-      append(other);
-      expectCounts([key(1), key(129), key(257), key(5), other, ...others.slice(-45, -40)]);
-      for (const gone of [key(1), key(129), key(257), key(5), ...others.slice(0, -40)])
-        if (!model.includes(gone) && model.every((m) => !sameBucket(m, gone))) expect(scope.mayHold(gone)).toBe(false);
+  it('finds each signature among records of every form, from any record back', () => {
+    const log = newLog();
+    const calls = [
+      { toolName: 'read', argsHash: 'read:0000000000000001' },
+      { toolName: 'read', argsHash: 'read:0000000000000081' },
+      { toolName: 'read', argsHash: 'shared' },
+      { toolName: 'exec', argsHash: 'shared' },
+      { toolName: 'exec', argsHash: 'read:0000000000000001' },
+    ];
+    for (let i = 0; i < 40; i += 1) appendCall(log, calls[(i * 7) % 5], 32);
+    const absent = [
+      { toolName: 'read', argsHash: 'read:0000000000000002' },
+      { toolName: 'exec', argsHash: 'exec:0000000000000001' },
+      { toolName: 'grep', argsHash: 'shared' },
+    ];
+    for (const call of [...calls, ...absent]) {
+      const key = signatureKey(call.toolName, call.argsHash);
+      const expected: number[] = [];
+      for (let s = log.end - 1; s >= log.first; s -= 1) if (log.keyOf(s) === key) expected.push(s);
+      const found: number[] = [];
+      for (let s = log.newestOf(call, log.end); s >= 0; s = log.newestOf(call, s)) found.push(s);
+      expect(found, JSON.stringify(call)).toEqual(expected);
     }
-    // Every record of buckets 1 and 5 has left: the saturated bucket was recounted down to empty.
-    expect(scope.mayHold(key(1))).toBe(false);
-    expect(scope.mayHold(key(257))).toBe(false);
-    expect(scope.mayHold(key(5))).toBe(false);
   });
-
-  /** Whether two `read:` keys share a filter bucket (the low 7 bits of the digest, tool index 0). */
-  function sameBucket(a: string, b: string): boolean {
-    return ((parseInt(a.slice(-2), 16) ^ parseInt(b.slice(-2), 16)) & 127) === 0;
-  }
 });

@@ -1,14 +1,16 @@
 /**
- * The detector queries of a run scope answer from the packed ring, its signature lookups and
- * the shortcuts they take (no allocation before a record qualifies, no string rebuilt to be
- * compared): whatever the history, each answer must be what a plain scan of `records()` gives.
- * Few tools, arguments and results, so that streaks, churn and repeats do form.
+ * The detector queries of a run's history answer through its log's reads by position and
+ * signature lookups, and the shortcuts they take (no allocation before a record qualifies, a
+ * deferred result not hashed unless compared): whatever the history, each answer must be what a
+ * plain scan of its records gives, over the packed log and the plain one alike. Few tools,
+ * arguments and results, so that streaks, churn and repeats do form.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isNoProgressOutcome } from '../../../src/engine/history/no-progress-outcome.js';
-import { ToolCallHistory } from '../../../src/engine/history/tool-call-history.js';
+import { RunHistoryView } from '../../../src/engine/history/run-history-view.js';
 import type { OutcomeHash, ToolCallRecord } from '../../../src/engine/types.js';
+import { appendCall, appendVeto, attachOutcome, recordsOf, RUN_LOGS } from '../../helpers/run-logs.js';
 
 const TOOLS = ['write', 'read', 'exec'];
 const DIGESTS = ['0000000000000001', '0000000000000002', '00000000000000f3', 'ffffffffffffffff'];
@@ -105,24 +107,24 @@ function writeTargetChurn(records: readonly ToolCallRecord[], args: string, targ
     : { count: variants.length, variantCount: variants.length };
 }
 
-describe('scope queries', () => {
-  it('answer as a plain scan of the records does, for signatures in scope and not', () => {
+describe.each(RUN_LOGS)('run history over the %s log', (_, newLog) => {
+  it('answer as a plain scan of the records does, for signatures held and not', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 60 }), fc.array(step, { maxLength: 200 }), (historySize, steps) => {
-        const history = new ToolCallHistory({ now: () => 1 });
+        const log = newLog();
         for (const s of steps) {
           const args = argsOf(s.tool, s.pick);
-          if (s.kind === 'call') history.appendCall(s.tool, args, undefined, undefined, historySize);
-          else if (s.kind === 'veto')
-            history.appendOutcome(s.tool, args, undefined, undefined, { outcomeKind: 'tool-loop-veto' }, historySize);
+          const call = { toolName: s.tool, argsHash: args };
+          if (s.kind === 'call') appendCall(log, call, historySize);
+          else if (s.kind === 'veto') appendVeto(log, call, historySize);
           else {
             for (let n = s.kind === 'complete' ? s.times : 1; n > 0; n -= 1) {
-              if (s.kind === 'complete') history.appendCall(s.tool, args, undefined, undefined, historySize);
-              history.attachOutcome(s.tool, args, undefined, undefined, s.outcome, historySize);
+              if (s.kind === 'complete') appendCall(log, call, historySize);
+              attachOutcome(log, call, s.outcome, historySize);
             }
           }
-          const records = history.records();
-          const view = history.view();
+          const records = recordsOf(log);
+          const view = new RunHistoryView(log);
           const asked = argsOf(s.ask.tool, s.ask.pick);
           for (const [tool, hash] of [
             [s.tool, args],
