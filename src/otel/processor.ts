@@ -192,13 +192,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     if (this.isShutDown) return;
     // Every span, evidence spans too: any span may carry content to redact.
     if (!this.sdkCallsOnEnding) this.endingShim.install(span, this.ending);
-    const { evidence, request, parent, remoteParent, run } = this.parentContexts.read(parentContext);
+    const reading = this.parentContexts.read(parentContext);
     // An evidence span (ours or another processor's) is about a loop, never part of one.
-    if (evidence) return;
+    if (reading.evidence) return;
     try {
-      request?.answer(span, this.bridge);
-      const started = this.guard.start(span, span.spanContext(), parent, remoteParent, run);
-      if (started) this.emitStarted(span, parent, started);
+      reading.request?.answer(span, this.bridge);
+      const started = this.guard.start(span, span.spanContext(), reading);
+      if (started) this.emitStarted(span, reading.parent, started);
     } catch (error) {
       this.log.error(`onStart failed: ${describeError(error)}`);
     }
@@ -268,7 +268,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       if (!this.sdkCallsOnEnding && !this.endingShim.handled(span)) this.finishWithoutOnEnding(span);
       // The run and its runSignal end with the last of its root spans (two may share a run id).
       const closed = this.guard.mayClose
-        ? this.guard.close(span, span.spanContext().traceId, hasParent(span))
+        ? this.guard.close(span, hasParent(span) ? undefined : span.spanContext().traceId)
         : undefined;
       if (closed !== undefined) this.signals.forget(closed);
     } catch (error) {
