@@ -9,8 +9,15 @@ import * as sc from '../semconv.js';
 import type { SpanScope } from '../spans/run-scope.js';
 import type { CallVerdict, ChatSpanFinished, GuardedRun, SpanStarted } from '../spans/span-guard.js';
 import { describeError } from '../util/describe-error.js';
-import { loopEventAttributes, loopEventLabels, type LoopEventFields } from './event-attributes.js';
-import { abortEvent, armedEvent, recoveryLabels, verdictEvent, windowClosedEvent } from './loop-events.js';
+import { loopEventAttributes, loopEventLabels } from './event-attributes.js';
+import {
+  abortEvent,
+  armedEvent,
+  recoveryLabels,
+  verdictEvent,
+  windowClosedEvent,
+  type LoopEventRecord,
+} from './loop-events.js';
 import type { Evidence, EvidenceSpans } from './evidence-spans.js';
 import { recordToolLoopVerdict, type LoopAbortEvent, type LoopEvent } from './loop-event.js';
 import type { RunSignals } from './run-signals.js';
@@ -35,6 +42,38 @@ export interface EmitterCounters {
   readonly recovery: Counter<Attributes>;
 }
 
+/** Where the emitter reports besides span events: its metrics, log, run signals and evidence spans. */
+export interface EmitterOutputs {
+  readonly counters: EmitterCounters;
+  readonly log: DiagLogger;
+  readonly signals: RunSignals;
+  /** The processor's digest of a text (its seed), for names `redactContent` hides. */
+  readonly digestText: (text: string) => string;
+  readonly evidence: EvidenceSpans;
+}
+
+/** The span a loop event is about, and whether it can still be written to. */
+export interface EventSpan {
+  readonly span: Span;
+  /** The span is still writable: events and the `tool_loop.verdict` attribute are added to it. */
+  readonly writable: boolean;
+}
+
+/** Where a loop event happened: its span, and the run scope and run it concerns. */
+export interface EventSite extends EventSpan {
+  readonly scope: SpanScope;
+  readonly run: GuardedRun;
+}
+
+/** A verdict on one call (see {@link LoopEventEmitter.verdict}). */
+export interface CallVerdictReport {
+  readonly toolName: string;
+  readonly verdict: CallVerdict;
+  readonly toolCallId?: string;
+  /** The call id to put on the event, for a span that stands for several calls (a chat span). */
+  readonly eventCallId?: string;
+}
+
 /**
  * Turns what the span guard decided into what an application sees: the verdict on the span
  * (for helpers), the `tool_loop.verdict` attribute and loop span events while the span is
@@ -43,47 +82,43 @@ export interface EmitterCounters {
 export class LoopEventEmitter {
   private readonly counter: Counter<Attributes>;
   private readonly shadow: boolean;
+  private readonly counters: EmitterCounters;
+  private readonly log: DiagLogger;
+  private readonly signals: RunSignals;
+  private readonly digestText: (text: string) => string;
+  private readonly evidence: EvidenceSpans;
 
   constructor(
     private readonly options: EmitterOptions,
-    private readonly counters: EmitterCounters,
-    private readonly log: DiagLogger,
-    private readonly signals: RunSignals,
-    /** The processor's digest of a text (its seed), for names `redactContent` hides. */
-    private readonly digestText: (text: string) => string,
-    private readonly evidence: EvidenceSpans,
+    outputs: EmitterOutputs,
   ) {
-    this.counter = counters.events;
+    this.counters = outputs.counters;
+    this.log = outputs.log;
+    this.signals = outputs.signals;
+    this.digestText = outputs.digestText;
+    this.evidence = outputs.evidence;
+    this.counter = outputs.counters.events;
     this.shadow = options.mode === 'shadow';
   }
 
   /**
-   * A verdict on a tool call; `annotate` while the span is writable. A critical also gets its
-   * evidence span. In shadow mode the verdict is only reported (`would_*`): helpers do not see
-   * it, so they run the call. `eventCallId`: the call id to put on the event, for a span that
-   * stands for several calls (a chat span).
+   * A verdict on a tool call, annotated on the span while it is writable. A critical also gets
+   * its evidence span. In shadow mode the verdict is only reported (`would_*`): helpers do not
+   * see it, so they run the call.
    */
-  verdict(
-    span: Span,
-    scope: SpanScope,
-    run: GuardedRun,
-    toolName: string,
-    { check }: CallVerdict,
-    annotate: boolean,
-    toolCallId?: string,
-    eventCallId?: string,
-  ): void {
+  verdict(site: EventSite, { toolName, verdict: { check }, toolCallId, eventCallId }: CallVerdictReport): void {
+    const { span, scope, run } = site;
     const { verdict } = check;
     const { shadow } = this;
     const critical = verdict.level === sc.LEVEL_CRITICAL;
-    const error = this.markVerdict(span, toolName, check, annotate);
+    const error = this.markVerdict(site, toolName, check);
     // What leaves the process (events, metric, callbacks) under redactContent; the verdict the
     // agent gets back keeps the name, since the agent saw the error it came from.
     const shown = this.shown(verdict, toolName);
     if (check.emit) {
-      const { name, fields, extra } = verdictEvent(shown, check, scope, toolName, shadow);
-      if (eventCallId !== undefined) extra[sc.ATTR_GEN_AI_TOOL_CALL_ID] = eventCallId;
-      this.emit(span, name, fields, extra, annotate);
+      const event = verdictEvent(shown, check, scope, toolName, shadow);
+      if (eventCallId !== undefined) event.extra[sc.ATTR_GEN_AI_TOOL_CALL_ID] = eventCallId;
+      this.emit(site, event);
       if (!shadow)
         this.invoke('onLoopEvent', () => ({
           level: verdict.level,
@@ -99,7 +134,8 @@ export class LoopEventEmitter {
           ...(check.wastedMs !== undefined ? { wastedMs: check.wastedMs } : {}),
           ...(check.budgetExceeded !== undefined ? { budgetExceeded: check.budgetExceeded } : {}),
         }));
-      if (critical) this.evidenceSpan(span, run, 'call', fields, extra, check.window?.signatures ?? [], toolCallId);
+      if (critical)
+        this.evidenceSpan(site, event, { judged: 'call', signatures: check.window?.signatures ?? [], toolCallId });
     }
     if (error && this.options.abortOnCritical) this.abortRun(run, error);
   }
@@ -109,19 +145,21 @@ export class LoopEventEmitter {
    * verdict and abort as for a tool span, with the call's id on its event; the span's
    * `tool_loop.verdict` is the most severe of its calls'.
    */
-  chat(span: Span, { scope, run, completed, judged }: ChatSpanFinished, annotate: boolean): void {
+  chat(at: EventSpan, { scope, run, completed, judged }: ChatSpanFinished): void {
+    const site: EventSite = { span: at.span, writable: at.writable, scope, run };
     for (const done of completed) {
-      if (done.abort) this.abort(span, scope, run, done.abort, annotate, done.toolCallId);
-      if (done.windowClosed) this.windowClosed(span, scope, done.windowClosed, annotate);
+      if (done.abort) this.abort(site, done.abort, done.toolCallId);
+      if (done.windowClosed) this.windowClosed(site, done.windowClosed);
     }
     let critical: CallVerdict | undefined;
     let toolName = '';
     for (const call of judged) {
       if (!call.verdict) continue;
-      this.verdict(span, scope, run, call.toolName, call.verdict, annotate, call.toolCallId, call.toolCallId);
+      const { toolCallId } = call;
+      this.verdict(site, { toolName: call.toolName, verdict: call.verdict, toolCallId, eventCallId: toolCallId });
       if (call.verdict.check.verdict.level === sc.LEVEL_CRITICAL) [critical, toolName] = [call.verdict, call.toolName];
     }
-    if (critical) this.markVerdict(span, toolName, critical.check, annotate);
+    if (critical) this.markVerdict(site, toolName, critical.check);
   }
 
   /**
@@ -129,7 +167,7 @@ export class LoopEventEmitter {
    * carries the verdict the call got then, so a helper inside it blocks a blocked call.
    */
   takenOver(span: Span, toolName: string, verdict: CallVerdict): void {
-    this.markVerdict(span, toolName, verdict.check, true);
+    this.markVerdict({ span, writable: true }, toolName, verdict.check);
   }
 
   /**
@@ -137,10 +175,9 @@ export class LoopEventEmitter {
    * (neither in shadow mode); returns the error a blocked call stands for.
    */
   private markVerdict(
-    span: Span,
+    { span, writable }: EventSpan,
     toolName: string,
     check: CallVerdict['check'],
-    annotate: boolean,
   ): ToolLoopBlockedError | undefined {
     const { verdict } = check;
     const error = check.blocked
@@ -157,7 +194,7 @@ export class LoopEventEmitter {
         error,
       }),
     );
-    if (annotate)
+    if (writable)
       this.guarded('the tool_loop.verdict attribute', () =>
         span.setAttribute(
           sc.ATTR_TOOL_LOOP_VERDICT,
@@ -180,23 +217,17 @@ export class LoopEventEmitter {
    * The post-compaction guard aborted the run on this span's outcome (in shadow mode: would
    * have; only the `tool_loop.would_abort` event, the counter and the evidence span report it).
    */
-  abort(
-    span: Span,
-    scope: SpanScope,
-    run: GuardedRun,
-    verdict: GuardAbort,
-    annotate: boolean,
-    toolCallId?: string,
-  ): void {
+  abort(site: EventSite, verdict: GuardAbort, toolCallId?: string): void {
+    const { span, scope, run } = site;
     const { shadow } = this;
-    if (annotate && !shadow)
+    if (site.writable && !shadow)
       this.guarded('the tool_loop.verdict attribute', () =>
         span.setAttribute(sc.ATTR_TOOL_LOOP_VERDICT, sc.VERDICT_ABORTED),
       );
-    const { name, fields, extra } = abortEvent(verdict, scope, shadow);
-    this.emit(span, name, fields, extra, annotate);
+    const event = abortEvent(verdict, scope, shadow);
+    this.emit(site, event);
     // The repeated call's kept records: after the compaction, and before it too when detection is on.
-    this.evidenceSpan(span, run, 'outcome', fields, extra, [verdict.argsHash], toolCallId);
+    this.evidenceSpan(site, event, { judged: 'outcome', signatures: [verdict.argsHash], toolCallId });
     if (shadow) return;
     const error = CompactionLoopPersistedError.fromVerdict(verdict);
     this.invoke('onAbort', () => ({
@@ -216,26 +247,24 @@ export class LoopEventEmitter {
    * A post-compaction window closed without an abort: `tool_loop.guard_window_closed` with the
    * calls it saw and how many repeated a (tool, args) of the outcomes before the compaction.
    */
-  windowClosed(span: Span, scope: SpanScope, summary: GuardWindowSummary, annotate: boolean): void {
-    const { name, fields, extra } = windowClosedEvent(summary, scope);
-    this.emit(span, name, fields, extra, annotate);
+  windowClosed(site: EventSite, summary: GuardWindowSummary): void {
+    this.emit(site, windowClosedEvent(summary, site.scope));
   }
 
   /** A compaction retry armed the run's post-compaction guard. */
   armed(span: Span, scope: SpanScope, armed: NonNullable<SpanStarted<unknown>['armed']>): void {
-    const { name, fields, extra } = armedEvent(armed, scope);
-    this.emit(span, name, fields, extra, true);
+    this.emit({ span, writable: true }, armedEvent(armed, scope));
   }
 
   /** The evidence span of a critical or an abort on `span`, linked to the run's calls with these signatures. */
   private evidenceSpan(
-    span: Span,
-    run: GuardedRun,
-    judged: Evidence['judged'],
-    fields: LoopEventFields,
-    extra: Attributes,
-    signatures: readonly string[],
-    toolCallId: string | undefined,
+    { span, run }: EventSite,
+    { fields, extra }: LoopEventRecord,
+    {
+      judged,
+      signatures,
+      toolCallId,
+    }: { judged: Evidence['judged']; signatures: readonly string[]; toolCallId: string | undefined },
   ): void {
     this.guarded('the evidence span', () =>
       this.evidence.emit(span, {
@@ -261,8 +290,8 @@ export class LoopEventEmitter {
   }
 
   /** A loop event: added to the span when it is still writable, and counted in the metric. */
-  private emit(span: Span, name: string, fields: LoopEventFields, extra: Attributes, annotate: boolean): void {
-    if (annotate) this.guarded(`the ${name} span event`, () => span.addEvent(name, loopEventAttributes(fields, extra)));
+  private emit({ span, writable }: EventSpan, { name, fields, extra }: LoopEventRecord): void {
+    if (writable) this.guarded(`the ${name} span event`, () => span.addEvent(name, loopEventAttributes(fields, extra)));
     this.guarded('the tool_loop.events counter', () => this.counter.add(1, loopEventLabels(fields)));
   }
 

@@ -1,11 +1,11 @@
 import { ROOT_CONTEXT, trace, type Context, type Span as ApiSpan } from '@opentelemetry/api';
-import type { ContextRun } from '../spans/run-scope.js';
+import type { ContextRun, SpanParentContext } from '../spans/run-scope.js';
 import { contextRunOf } from './context-run.js';
 import { isEvidenceContext } from './evidence-spans.js';
 import { HelperRequest } from './helper-bridge.js';
 
-/** What the processor reads from the context a span starts in. */
-export interface ParentContextReading {
+/** What the processor reads from the context a span starts in (the span guard's start takes it as it is). */
+export interface ParentContextReading extends SpanParentContext {
   /** An evidence span's context (ours or another processor's): the span is about a loop, never part of one. */
   readonly evidence: boolean;
   /** A helper's request for the processor of the span (`traceRun`, `traceToolCall`). */

@@ -28,7 +28,7 @@ import { EvidenceSpans } from './evidence-spans.js';
 import type { HelperBridge } from './helper-bridge.js';
 import { EndingShim } from './ending-shim.js';
 import { describeError } from '../util/describe-error.js';
-import { LoopEventEmitter, type EmitterCounters } from './loop-event-emitter.js';
+import { LoopEventEmitter, type EmitterCounters, type EventSite } from './loop-event-emitter.js';
 import { getToolLoopVerdict, recordToolLoopVerdict } from './loop-event.js';
 import { createLoopEventCounter, createRecoveryCounter } from './metrics.js';
 import { modelCallTokens } from './model-usage.js';
@@ -100,14 +100,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     this.signals = new RunSignals(options.maxLiveRuns);
     this.checks = new PipelineChecks(log);
     const evidence = new EvidenceSpans(options.evidenceSpans, options.tracerProvider, log);
-    this.emitter = new LoopEventEmitter(
-      options,
+    this.emitter = new LoopEventEmitter(options, {
       counters,
       log,
-      this.signals,
-      (text) => digester.digestText(text),
+      signals: this.signals,
+      digestText: (text) => digester.digestText(text),
       evidence,
-    );
+    });
     this.redaction = ContentRedaction.of(options.adapters);
     this.guard = new SpanGuard<Span | ReadableSpan>({
       reader: new AdapterSpanReader(options.adapters, digester),
@@ -192,13 +191,13 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     if (this.isShutDown) return;
     // Every span, evidence spans too: any span may carry content to redact.
     if (!this.sdkCallsOnEnding) this.endingShim.install(span, this.ending);
-    const { evidence, request, parent, remoteParent, run } = this.parentContexts.read(parentContext);
+    const reading = this.parentContexts.read(parentContext);
     // An evidence span (ours or another processor's) is about a loop, never part of one.
-    if (evidence) return;
+    if (reading.evidence) return;
     try {
-      request?.answer(span, this.bridge);
-      const started = this.guard.start(span, span.spanContext(), parent, remoteParent, run);
-      if (started) this.emitStarted(span, parent, started);
+      reading.request?.answer(span, this.bridge);
+      const started = this.guard.start(span, span.spanContext(), reading);
+      if (started) this.emitStarted(span, reading.parent, started);
     } catch (error) {
       this.log.error(`onStart failed: ${describeError(error)}`);
     }
@@ -219,13 +218,8 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
     if (started.recovery) this.settled(started.recovery, started.scope.agentId);
     if (started.verdict)
       this.emitter.verdict(
-        span,
-        started.scope,
-        started.run!,
-        started.tool!.toolName,
-        started.verdict,
-        true,
-        started.tool!.toolCallId,
+        { span, scope: started.scope, run: started.run!, writable: true },
+        { toolName: started.tool!.toolName, verdict: started.verdict, toolCallId: started.tool!.toolCallId },
       );
   }
 
@@ -268,7 +262,7 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
       if (!this.sdkCallsOnEnding && !this.endingShim.handled(span)) this.finishWithoutOnEnding(span);
       // The run and its runSignal end with the last of its root spans (two may share a run id).
       const closed = this.guard.mayClose
-        ? this.guard.close(span, span.spanContext().traceId, hasParent(span))
+        ? this.guard.close(span, hasParent(span) ? undefined : span.spanContext().traceId)
         : undefined;
       if (closed !== undefined) this.signals.forget(closed);
     } catch (error) {
@@ -333,29 +327,25 @@ export class ToolLoopSpanProcessor implements SpanProcessor {
   ): ToolCallSource {
     if (finished.matchedAtEnd)
       this.checks.toolSpan(!hasParent(span) && finished.scope.runKey === traceRunKey(span.spanContext().traceId));
-    const target = writable ?? (span as ApiSpan);
-    const annotate = writable !== undefined;
     if (finished.recovery) this.settled(finished.recovery, finished.scope.agentId);
-    if (finished.verdict)
-      this.emitter.verdict(
-        target,
-        finished.scope,
-        finished.run,
-        finished.tool.toolName,
-        finished.verdict,
-        annotate,
-        finished.tool.toolCallId,
-      );
-    if (finished.abort)
-      this.emitter.abort(target, finished.scope, finished.run, finished.abort, annotate, finished.tool.toolCallId);
-    if (finished.windowClosed) this.emitter.windowClosed(target, finished.scope, finished.windowClosed, annotate);
-    return finished.tool;
+    const { verdict, abort, windowClosed, tool } = finished;
+    if (!verdict && !abort && !windowClosed) return tool;
+    const site: EventSite = {
+      span: writable ?? (span as ApiSpan),
+      writable: writable !== undefined,
+      scope: finished.scope,
+      run: finished.run,
+    };
+    if (verdict) this.emitter.verdict(site, { toolName: tool.toolName, verdict, toolCallId: tool.toolCallId });
+    if (abort) this.emitter.abort(site, abort, tool.toolCallId);
+    if (windowClosed) this.emitter.windowClosed(site, windowClosed);
+    return tool;
   }
 
   /** {@link finish} of a model-call (chat) span that concerns a run. */
   private emitChat(span: Span | ReadableSpan, writable: ApiSpan | undefined, finished: ChatSpanFinished): void {
     for (const call of finished.judged) if (call.recovery) this.settled(call.recovery, finished.scope.agentId);
-    this.emitter.chat(writable ?? (span as ApiSpan), finished, writable !== undefined);
+    this.emitter.chat({ span: writable ?? (span as ApiSpan), writable: writable !== undefined }, finished);
   }
 
   /**

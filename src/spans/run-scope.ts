@@ -39,6 +39,39 @@ export interface ContextRun {
   readonly agentId?: string;
 }
 
+/**
+ * What a starting span's parent context says about it: its parent span when that is local and
+ * live (`undefined` for a root or a remote parent), whether the parent is remote, and the run
+ * the context carries (`withRun`).
+ */
+export interface SpanParentContext {
+  readonly parent?: object;
+  /** The parent span is in another process: the span enters the trace here. Default `false`. */
+  readonly remoteParent?: boolean;
+  /** The run the context carries (`withRun`), joined by a span with no run of its own or of a live ancestor. */
+  readonly run?: ContextRun;
+}
+
+/** A starting span's context with no parent, remote parent nor run. */
+export const NO_PARENT: SpanParentContext = Object.freeze({});
+
+/** How {@link RunScopes.resolve} takes a span that concerns a run. */
+export interface ScopeResolveOptions {
+  /** The span's own run hints, if any. */
+  readonly hint: RunScopeHint | undefined;
+  /**
+   * The span never opens a run (tool calls and `compaction.retry` markers): a run outlives each
+   * of its tool calls, and a marker started outside the run's span tree must not release the run
+   * when it ends. Default `false`.
+   */
+  readonly joinsOnly?: boolean;
+  /**
+   * The caller keeps the scope of this span (with a live parent) with its own state of it (see
+   * {@link RunScopes.resolve}). Default `false`.
+   */
+  readonly held?: boolean;
+}
+
 /** The run a span belongs to. */
 export interface SpanScope {
   /** Key of the run's state (see {@link explicitRunKey}); never shown to users. */
@@ -53,13 +86,18 @@ export interface SpanScope {
 }
 
 /**
- * A scope; a run root's carries its descendants' scope from the start. Only the descendants'
- * is remembered (the root's own is told apart by {@link RunScopes.roots}): a run costs one
- * scope object while it lives, not two.
+ * The scope of a span that opens a run, carrying its descendants' scope from the start. Only
+ * the descendants' is remembered (the root's own is told apart by {@link RunScopes.roots}): a run
+ * costs one scope object while it lives, not two.
  */
-function scopeOf(runKey: string, runId: string, agentId: string | undefined, isRunRoot: boolean): SpanScope {
-  const descendants: SpanScope = { runKey, runId, agentId, isRunRoot: false };
-  return isRunRoot ? { runKey, runId, agentId, isRunRoot, descendants } : descendants;
+function rootScope(runKey: string, runId: string, agentId: string | undefined): SpanScope {
+  const descendants = memberScope(runKey, runId, agentId);
+  return { runKey, runId, agentId, isRunRoot: true, descendants };
+}
+
+/** The scope of a span in a run it did not open. */
+function memberScope(runKey: string, runId: string, agentId: string | undefined): SpanScope {
+  return { runKey, runId, agentId, isRunRoot: false };
 }
 
 /**
@@ -68,7 +106,7 @@ function scopeOf(runKey: string, runId: string, agentId: string | undefined, isR
  */
 function joinedScope(contextRun: ContextRun, agentId: string | undefined): SpanScope {
   const { runId } = contextRun;
-  return { runKey: explicitRunKey(runId), runId, agentId: agentId ?? contextRun.agentId, isRunRoot: false };
+  return memberScope(explicitRunKey(runId), runId, agentId ?? contextRun.agentId);
 }
 
 /**
@@ -137,11 +175,8 @@ export class RunScopes {
   }
 
   /**
-   * Resolves the scope of a starting span from its hints and its parent (a live span object
-   * from the parent context, or `undefined` for a root or remote parent).
-   * `joinsOnly` spans (tool calls and `compaction.retry` markers) never open a run: a run
-   * outlives each of its tool calls, and a marker started outside the run's span tree must not
-   * release the run when it ends.
+   * Resolves the scope of a starting span that concerns a run from its hints and its parent
+   * context (see {@link ScopeResolveOptions}).
    *
    * `held`: the caller keeps the scope of this span (with a live parent) with its own state of
    * it, and answers {@link RunScopes.heldScope} and {@link RunScopes.heldScopeById} for it until
@@ -149,50 +184,42 @@ export class RunScopes {
    * kept by the span anyway), unless the caller hands it back with {@link rememberById}, after
    * which its end must {@link forget} it.
    *
-   * `contextRun`: the run the span's parent context carries (`withRun`), for a span with no run
-   * id of its own and no live ancestor's run: the span joins it (never opens it), ahead of an
-   * id-less run boundary, a remote parent's entry and the trace.
+   * The run the context carries joins a span with no run id of its own and no live ancestor's
+   * run (never opened by it), ahead of an id-less run boundary, a remote parent's entry and the
+   * trace.
    */
   resolve(
     span: object,
     ids: { traceId: string; spanId: string },
-    hint: RunScopeHint | undefined,
-    parent: object | undefined,
-    joinsOnly: boolean,
-    remoteParent = false,
-    held = false,
-    contextRun?: ContextRun,
+    { parent, remoteParent, run: contextRun }: SpanParentContext,
+    { hint, joinsOnly, held }: ScopeResolveOptions,
   ): SpanScope {
     const inherited = parent ? this.lookup(parent) : undefined;
     // Without a live parent a span may be a trace's root, whose end must find its scope.
-    const heldByCaller = held && parent !== undefined;
+    const heldByCaller = held === true && parent !== undefined;
     if (hint === undefined) {
       const joined = inherited ?? (contextRun && joinedScope(contextRun, undefined));
       if (joined && !heldByCaller) this.remember(span, ids.spanId, joined);
       if (joined) return joined;
-      if (!remoteParent) return this.traceScope(ids.traceId);
+      if (remoteParent !== true) return this.traceScope(ids.traceId);
       return this.enter(span, ids);
     }
     const agentId = hint.agentId ?? inherited?.agentId;
     let scope: SpanScope;
     if (hint.runId !== undefined) {
       const runKey = explicitRunKey(hint.runId);
-      scope = scopeOf(
-        runKey,
-        hint.runId,
-        agentId,
-        !joinsOnly && hint.joinsOnly !== true && inherited?.runKey !== runKey,
-      );
+      const opens = joinsOnly !== true && hint.joinsOnly !== true && inherited?.runKey !== runKey;
+      scope = opens ? rootScope(runKey, hint.runId, agentId) : memberScope(runKey, hint.runId, agentId);
     } else if (inherited) {
-      scope = { runKey: inherited.runKey, runId: inherited.runId, agentId, isRunRoot: false };
+      scope = memberScope(inherited.runKey, inherited.runId, agentId);
     } else if (contextRun) {
       scope = joinedScope(contextRun, agentId);
-    } else if (hint.startsRun && !joinsOnly) {
-      scope = scopeOf(spanRunKey(ids.traceId, ids.spanId), `${ids.traceId}/${ids.spanId}`, agentId, true);
-    } else if (remoteParent) {
-      scope = scopeOf(entryRunKey(ids.traceId, ids.spanId), ids.traceId, agentId, true);
+    } else if (hint.startsRun && joinsOnly !== true) {
+      scope = rootScope(spanRunKey(ids.traceId, ids.spanId), `${ids.traceId}/${ids.spanId}`, agentId);
+    } else if (remoteParent === true) {
+      scope = rootScope(entryRunKey(ids.traceId, ids.spanId), ids.traceId, agentId);
     } else {
-      scope = { runKey: traceRunKey(ids.traceId), runId: ids.traceId, agentId, isRunRoot: false };
+      scope = memberScope(traceRunKey(ids.traceId), ids.traceId, agentId);
     }
     // A run root is remembered whoever holds it: its end must find it to release the run.
     if (passesOn(scope, ids.traceId) && (scope.isRunRoot || !heldByCaller)) this.remember(span, ids.spanId, scope);
@@ -212,7 +239,7 @@ export class RunScopes {
    * below it (a trace that started here costs nothing: its run is keyed by the trace id).
    */
   enter(span: object, ids: { traceId: string; spanId: string }): SpanScope {
-    const scope = scopeOf(entryRunKey(ids.traceId, ids.spanId), ids.traceId, undefined, true);
+    const scope = rootScope(entryRunKey(ids.traceId, ids.spanId), ids.traceId, undefined);
     this.remember(span, ids.spanId, scope);
     return scope;
   }
@@ -274,28 +301,29 @@ export class RunScopes {
     setBounded(this.bySpanId, spanId, scope, this.maxBySpanId);
   }
 
-  /**
-   * The run an ending span closes, if any, and forgets the span: the run it opened, or — for a
-   * trace's root span (`hasParent` false) in the default trace scope — the run keyed by its
-   * trace id. (A span whose parent is in another process closes nothing: that process may send
-   * more calls of the same trace, so such runs are released by the idle TTL.)
-   */
   /** Whether a live span may hold a scope: while none does, {@link closedBy} finds none. */
   get anyUnclosed(): boolean {
     return this.unclosed > 0;
   }
 
-  closedBy(span: object, traceId: string, hasParent: boolean, anyLiveRun = true): string | undefined {
+  /**
+   * The run an ending span closes, if any, and forgets the span: the run it opened, or — for a
+   * trace's root span in the default trace scope — the run keyed by its trace id. `rootTraceId`:
+   * that trace id, given only for a span with no parent (a span whose parent is in another
+   * process closes nothing: that process may send more calls of the same trace, so such runs are
+   * released by the idle TTL), and only while some run may be live (building the trace's run key
+   * for every plain root of an application with no run alive would be a string per span for
+   * nothing).
+   */
+  closedBy(span: object, rootTraceId?: string): string | undefined {
     const scope = this.unclosed > 0 ? this.scopes.get(span) : undefined;
     if (scope) {
       // Counted off once per span-id entry, so that a span ended twice is not counted off twice.
       if (this.forget(span)) this.unclosed -= 1;
       if (this.roots.delete(span)) return scope.runKey;
     }
-    // Most spans that end here are plain trace roots of an application with no run alive:
-    // building the trace's run key for them would be a string per span for nothing.
-    if (hasParent || !anyLiveRun) return undefined;
-    const traceKey = traceRunKey(traceId);
+    if (rootTraceId === undefined) return undefined;
+    const traceKey = traceRunKey(rootTraceId);
     return scope === undefined || scope.runKey === traceKey ? traceKey : undefined;
   }
 

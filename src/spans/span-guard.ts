@@ -9,7 +9,15 @@ import type { OutcomeHash, ToolCallSignature } from '../engine/types.js';
 import type { EngineLogger } from '../util/logger.js';
 import { LiveSpanStates } from './live-span-states.js';
 import { RunRegistry, type HeldRun, type RunReleaseReason } from './run-registry.js';
-import { explicitRunKey, passesOn, RunScopes, traceRunKey, type ContextRun, type SpanScope } from './run-scope.js';
+import {
+  explicitRunKey,
+  NO_PARENT,
+  passesOn,
+  RunScopes,
+  traceRunKey,
+  type SpanParentContext,
+  type SpanScope,
+} from './run-scope.js';
 import { spanIdOf } from './span-view.js';
 import { RequestedCalls, type PendingCall } from './requested-calls.js';
 import {
@@ -278,29 +286,27 @@ export class SpanGuard<S extends object> {
   }
 
   /**
-   * A span starts. `parent` is its parent span when that is local and live (same process),
-   * `undefined` for a root or remote parent; `remoteParent` tells the two apart (a span under a
-   * remote parent enters the trace here and scopes its id-less calls). Returns `undefined` for
-   * a span that concerns no run (most spans): then nothing is allocated, except the scope of a
-   * span entering from another process, and of a span in a run its context carries.
-   * `contextRun`: that run (`withRun`), joined by a span with no run of its own or of a live
-   * ancestor (see `RunScopes.resolve`).
+   * A span starts, in its parent context (see {@link SpanParentContext}; default: none): a span
+   * under a remote parent enters the trace here and scopes its id-less calls, and a span with no
+   * run of its own or of a live ancestor joins the run its context carries (see
+   * `RunScopes.resolve`). Returns `undefined` for a span that concerns no run (most spans): then
+   * nothing is allocated, except the scope of a span entering from another process, and of a
+   * span in a run its context carries.
    */
   start(
     span: S,
     ids: { readonly traceId: string; readonly spanId: string },
-    parent: object | undefined,
-    remoteParent = false,
-    contextRun?: ContextRun,
+    context: SpanParentContext = NO_PARENT,
   ): SpanStarted<S> | undefined {
     const reading = this.options.reader.readStart(span);
     if (!reading.tool && !reading.hint && !reading.compactionRetry) {
+      const { parent, run: contextRun } = context;
       if (parent) this.scopes.inherit(span, ids.spanId, parent, contextRun);
       else if (contextRun) this.scopes.join(span, ids.spanId, contextRun);
-      else if (remoteParent) this.scopes.enter(span, ids);
+      else if (context.remoteParent === true) this.scopes.enter(span, ids);
       return undefined;
     }
-    return this.startRead(span, ids, parent, remoteParent, reading, contextRun);
+    return this.startRead(span, ids, context, reading);
   }
 
   /**
@@ -310,26 +316,20 @@ export class SpanGuard<S extends object> {
   private startRead(
     span: S,
     ids: { readonly traceId: string; readonly spanId: string },
-    parent: object | undefined,
-    remoteParent: boolean,
+    context: SpanParentContext,
     { hint, compactionRetry, tool }: SpanReading<S>,
-    contextRun: ContextRun | undefined,
   ): SpanStarted<S> {
+    const { parent } = context;
     const outer = tool && parent && this.tools.size > 0 ? this.tools.get(parent) : undefined;
     const inner = tool !== undefined && outer?.tool.toolName === tool.toolName;
     // A tool span's state holds its scope for its children; an inner span's stays with the run
     // scopes, which answer for it after its end too (its tokens, if it reports any).
     const scopeHeld = tool !== undefined && parent !== undefined && !inner;
-    const scope = this.scopes.resolve(
-      span,
-      ids,
+    const scope = this.scopes.resolve(span, ids, context, {
       hint,
-      parent,
-      tool !== undefined || compactionRetry,
-      remoteParent,
-      scopeHeld,
-      contextRun,
-    );
+      joinsOnly: tool !== undefined || compactionRetry,
+      held: scopeHeld,
+    });
     if (scope.isRunRoot) this.runs.openRoot(scope.runKey);
     let run: RunState | undefined;
     let armed: SpanStarted<S>['armed'];
@@ -513,10 +513,6 @@ export class SpanGuard<S extends object> {
   }
 
   /**
-   * A span ended: forgets its scope and returns the run key when it was the last open root of
-   * its run, whose state is then released (`root-ended`).
-   */
-  /**
    * Whether a span's end may close anything: while no live span holds a scope and no run is
    * live, {@link close} returns `undefined`, and its arguments need not be read.
    */
@@ -524,8 +520,14 @@ export class SpanGuard<S extends object> {
     return this.scopes.anyUnclosed || this.runs.size > 0;
   }
 
-  close(span: S, traceId: string, hasParent: boolean): string | undefined {
-    const closed = this.scopes.closedBy(span, traceId, hasParent, this.runs.size > 0);
+  /**
+   * A span ended: forgets its scope and returns the run key when it was the last open root of
+   * its run, whose state is then released (`root-ended`). `rootTraceId`: the span's trace id
+   * when it has no parent (a trace's root closes the run keyed by its trace id); `undefined` for
+   * a span with a parent, local or remote.
+   */
+  close(span: S, rootTraceId?: string): string | undefined {
+    const closed = this.scopes.closedBy(span, this.runs.size > 0 ? rootTraceId : undefined);
     return closed !== undefined && this.runs.closeRoot(closed) ? closed : undefined;
   }
 

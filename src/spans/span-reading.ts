@@ -175,6 +175,9 @@ export function knownAtStart(start: ToolCallStart): boolean {
   return start.argsHash !== undefined || start.arguments !== undefined;
 }
 
+/** What a call is described from: an adapter's reading of its tool name and arguments. */
+export type CallReading = Pick<ToolCallStart, 'toolName' | 'argsHash' | 'knownPoll' | 'arguments' | 'callFacts'>;
+
 /**
  * The call: a pre-computed args hash wins; otherwise the raw arguments are parsed (JSON
  * text, or the text itself) and hashed with the engine's `describeToolCall` — or, when `memo`
@@ -182,11 +185,7 @@ export function knownAtStart(start: ToolCallStart): boolean {
  */
 export function describeToolSpanCall(
   digester: Digester,
-  toolName: string,
-  argsHash: string | undefined,
-  knownPoll: boolean | undefined,
-  rawArguments: unknown,
-  callFacts?: ToolCallStart['callFacts'],
+  { toolName, argsHash, knownPoll, arguments: rawArguments, callFacts }: CallReading,
   memo?: TextMemo<ToolCallSignature>,
 ): DescribedCall {
   if (argsHash !== undefined) return { call: { toolName, argsHash, knownPoll: knownPoll ?? false, ...callFacts } };
@@ -215,25 +214,33 @@ export function describeAtEnd(
 ): DescribedCall {
   return describeToolSpanCall(
     digester,
-    start.toolName,
-    end.argsHash ?? start.argsHash,
-    end.knownPoll ?? start.knownPoll,
-    end.arguments ?? start.arguments,
-    start.callFacts,
+    {
+      toolName: start.toolName,
+      argsHash: end.argsHash ?? start.argsHash,
+      knownPoll: end.knownPoll ?? start.knownPoll,
+      arguments: end.arguments ?? start.arguments,
+      callFacts: start.callFacts,
+    },
     memo,
   );
 }
 
-/**
- * The outcome hash of an ending tool span: pre-computed hash, error, result, or nothing.
- * `targetHash`: the call's digest of a `write`'s target from the same params, if it has one.
- */
+/** A described call's content, as its outcome is hashed with it. */
+export interface CallContent {
+  readonly toolName: string;
+  /** The parsed arguments (`undefined` for a pre-computed args hash). */
+  readonly params: unknown;
+  /** What `params` were parsed from (a deferred outcome parses them again when it is read). */
+  readonly rawArguments?: unknown;
+  /** The call's digest of a `write`'s target from the same params, if it has one. */
+  readonly targetHash?: string;
+}
+
+/** The outcome hash of an ending tool span: pre-computed hash, error, result, or nothing. */
 export function hashToolSpanOutcome(
   digester: Digester,
-  toolName: string,
-  params: unknown,
+  { toolName, params, targetHash }: CallContent,
   end: ToolCallEnd,
-  targetHash?: string,
 ): OutcomeHash {
   if (end.resultHash !== undefined || end.outcomeFacts?.outcomeKind === 'tool-loop-veto')
     return { ...end.outcomeFacts, resultHash: end.resultHash, unknownToolName: end.unknownToolName };
@@ -264,6 +271,14 @@ export function resultTextOf(end: ToolCallEnd): string | undefined {
  */
 export const DEFER_RESULTS_FROM = 16;
 
+/** How {@link deferredToolSpanOutcome} defers an outcome. */
+export interface DeferOptions {
+  /** Results of at least this many characters are deferred (`Infinity`: none). */
+  readonly deferFrom: number;
+  /** Told the outcome once it is hashed. Default: nobody. */
+  readonly remember?: (outcome: OutcomeHash) => void;
+}
+
 /**
  * The outcome of an ending tool span, hashed only when its hash is first read if the run keeps
  * it so: a successful result text of at least `deferFrom` characters, not of `exec` (whose
@@ -271,22 +286,17 @@ export const DEFER_RESULTS_FROM = 16;
  * depends on the result ({@link DeferredOutcome.keep}): it can be neither OpenClaw's loop veto, a
  * `write` that changed nothing, nor carry a typed-error stamp (none of `tool-loop`, `changed`,
  * `typed_code` in its text, and no `\\u` escape that could spell them: {@link isHashOnlyResult}). A
- * `write`'s mutation target comes from its params, so it is known now. `params`: the parsed
- * arguments (kept until the run keeps the outcome, then parsed again from `rawArguments` if it
- * is read; both `undefined` for a pre-computed args hash). Otherwise `undefined`: hash it now with
- * {@link hashToolSpanOutcome}. `targetHash` is the call's digest of a `write`'s target from the
- * same params, if it has one; `remember` is told the outcome once it is hashed.
+ * `write`'s mutation target comes from its params, so it is known now. The call's `params` are
+ * kept until the run keeps the outcome, then parsed again from its `rawArguments` if it is read.
+ * Otherwise `undefined`: hash it now with {@link hashToolSpanOutcome}.
  */
 export function deferredToolSpanOutcome(
   digester: Digester,
-  toolName: string,
-  params: unknown,
-  rawArguments: unknown,
+  call: CallContent,
   end: ToolCallEnd,
-  deferFrom: number,
-  targetHash?: string,
-  remember?: (outcome: OutcomeHash) => void,
+  { deferFrom, remember }: DeferOptions,
 ): DeferredOutcome | undefined {
+  const { toolName, rawArguments } = call;
   const { result } = end;
   if (
     typeof result !== 'string' ||
@@ -299,10 +309,7 @@ export function deferredToolSpanOutcome(
   )
     return undefined;
   const bytes = 2 * (result.length + (typeof rawArguments === 'string' ? rawArguments.length : 0));
-  return new DeferredOutcome(
-    new DeferredToolResult(digester, toolName, params, rawArguments, result, targetHash, remember),
-    bytes,
-  );
+  return new DeferredOutcome(new DeferredToolResult(digester, call, result, remember), bytes);
 }
 
 const NO_FACTS = Object.freeze({});
@@ -314,16 +321,23 @@ const NO_FACTS = Object.freeze({});
  */
 class DeferredToolResult implements DeferredContent {
   private kept = false;
+  private readonly toolName: string;
+  private params: unknown;
+  private readonly rawArguments: unknown;
+  private readonly targetHash: string | undefined;
 
+  /** Keeps the call's fields, not the call: its params are let go once the outcome may stay unhashed. */
   constructor(
     private readonly digester: Digester,
-    private readonly toolName: string,
-    private params: unknown,
-    private readonly rawArguments: unknown,
+    call: CallContent,
     private readonly result: string,
-    private readonly targetHash: string | undefined,
     private readonly remember: ((outcome: OutcomeHash) => void) | undefined,
-  ) {}
+  ) {
+    this.toolName = call.toolName;
+    this.params = call.params;
+    this.rawArguments = call.rawArguments;
+    this.targetHash = call.targetHash;
+  }
 
   hash(): OutcomeHash {
     const { digester, toolName, targetHash } = this;
@@ -358,10 +372,8 @@ class DeferredToolResult implements DeferredContent {
  */
 function rememberedOf(
   digester: Digester,
-  toolName: string,
   outcome: OutcomeHash,
-  result: string,
-  rawArguments: string | undefined,
+  { toolName, result, rawArguments }: { toolName: string; result: string; rawArguments: string | undefined },
 ): OutcomeHash {
   if (outcome.similarity === undefined) return outcome;
   let evidence: SimilarityEvidence | undefined;
@@ -431,19 +443,7 @@ class LiveToolCall implements ToolCallSource {
   callAtStart(): ToolCallSignature | undefined {
     const { start } = this;
     if (!knownAtStart(start)) return undefined;
-    return this.keep(
-      describeToolSpanCall(
-        this.digester,
-        start.toolName,
-        start.argsHash,
-        start.knownPoll,
-        start.arguments,
-        start.callFacts,
-        this.memos?.calls,
-      ),
-      start.argsHash,
-      start.arguments,
-    );
+    return this.keep(describeToolSpanCall(this.digester, start, this.memos?.calls), start.argsHash, start.arguments);
   }
 
   callAtEnd(span: SpanView): ToolCallSignature {
@@ -484,21 +484,16 @@ class LiveToolCall implements ToolCallSource {
       result === undefined
         ? undefined
         : (outcome: OutcomeHash) =>
-            memos?.outcomes.set(toolName, result, args, rememberedOf(digester, toolName, outcome, result, args));
-    const params = this.parsedParams();
-    const { targetHash } = this;
-    const deferred = deferredToolSpanOutcome(
-      digester,
-      toolName,
-      params,
-      rawArguments,
-      end,
-      this.deferFrom,
-      targetHash,
-      remember,
-    );
+            memos?.outcomes.set(
+              toolName,
+              result,
+              args,
+              rememberedOf(digester, outcome, { toolName, result, rawArguments: args }),
+            );
+    const call: CallContent = { toolName, params: this.parsedParams(), rawArguments, targetHash: this.targetHash };
+    const deferred = deferredToolSpanOutcome(digester, call, end, { deferFrom: this.deferFrom, remember });
     if (deferred !== undefined) return deferred;
-    const hashed = hashToolSpanOutcome(digester, toolName, params, end, targetHash);
+    const hashed = hashToolSpanOutcome(digester, call, end);
     remember?.(hashed);
     return hashed;
   }
@@ -581,15 +576,7 @@ class LiveChatCalls implements ChatCallsSource {
     const { digester } = this;
     const calls: RequestedCall[] = [];
     for (const { toolName, toolCallId, arguments: rawArguments } of requested) {
-      const described = describeToolSpanCall(
-        digester,
-        toolName,
-        undefined,
-        undefined,
-        rawArguments,
-        undefined,
-        this.memos?.calls,
-      );
+      const described = describeToolSpanCall(digester, { toolName, arguments: rawArguments }, this.memos?.calls);
       const { call } = described;
       let params = described.params;
       let parsed = described.unparsed !== true;
@@ -601,10 +588,8 @@ class LiveChatCalls implements ChatCallsSource {
           if (!parsed) [params, parsed] = [parseJsonAttribute(rawArguments), true];
           return hashToolSpanOutcome(
             digester,
-            toolName,
-            params,
+            { toolName, params, targetHash: call.mutationTargetHash },
             { result, hasResult: result !== undefined, isError: false },
-            call.mutationTargetHash,
           );
         },
       });

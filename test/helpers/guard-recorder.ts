@@ -66,7 +66,7 @@ export class GuardRecorder implements SpanProcessor {
   onStart(span: Span, parentContext: Context): void {
     const parent = trace.getSpan(parentContext);
     this.guards.forEach((guard, g) => {
-      const started = guard.start(span, span.spanContext(), parent, false);
+      const started = guard.start(span, span.spanContext(), { parent });
       this.answers[g].push(describeStart(started));
       if (started?.tool) this.reports[g].push(...reported(started.scope.runId, started.tool.toolName, started.verdict));
     });
@@ -88,7 +88,9 @@ export class GuardRecorder implements SpanProcessor {
   onEnd(span: ReadableSpan): void {
     const hasParent = span.parentSpanContext !== undefined;
     this.guards.forEach((guard, g) =>
-      this.answers[g].push(`close: ${guard.close(span as unknown as Span, span.spanContext().traceId, hasParent)}`),
+      this.answers[g].push(
+        `close: ${guard.close(span as unknown as Span, hasParent ? undefined : span.spanContext().traceId)}`,
+      ),
     );
   }
 

@@ -5,6 +5,7 @@
  * tight budget) and one that hashes every call and result afresh as its span ends — and to the
  * public processor; every answer of the guards and every loop event must be the same.
  */
+import type { ToolCallEnd } from '../../src/spans/adapters/adapter.js';
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import fc from 'fast-check';
@@ -228,10 +229,12 @@ describe('deferred result hashing', () => {
           const rawArguments = JSON.stringify(argsOf(tool, variant));
           const end = { result: raw, hasResult: true, isError: false };
           const params = parseJsonAttribute(rawArguments);
-          const later = deferredToolSpanOutcome(digester, tool, params, rawArguments, end, 1);
+          const later = deferredToolSpanOutcome(digester, { toolName: tool, params, rawArguments }, end, {
+            deferFrom: 1,
+          });
           if (!later?.keep()) return;
           deferred += 1;
-          const eager = hashToolSpanOutcome(digester, tool, params, end);
+          const eager = hashToolSpanOutcome(digester, { toolName: tool, params }, end);
           const { similarity, ...facts } = eager;
           expect(typeof similarity).toBe('function');
           // The hash, and for a write its target: what the deferred outcome knows before it is hashed.
@@ -253,18 +256,16 @@ describe('deferred result hashing', () => {
 
   it('hashes small results, errors and pre-computed hashes as their spans end', () => {
     const end = { result: RESULTS[0], hasResult: true, isError: false };
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', end, deferral)?.keep()).toBe(true);
+    const deferRead = (ended: ToolCallEnd, deferFrom = deferral) =>
+      deferredToolSpanOutcome(digester, { toolName: 'read', params: {}, rawArguments: '{}' }, ended, { deferFrom });
+    expect(deferRead(end)?.keep()).toBe(true);
     const stamped = { ...end, result: `${FILLER} typed_code=E_X` };
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', stamped, deferral)?.keep()).toBe(false);
-    expect(
-      deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, result: 'small result' }, deferral),
-    ).toBeUndefined();
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, isError: true }, deferral)).toBeUndefined();
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, resultHash: 'h' }, deferral)).toBeUndefined();
-    expect(
-      deferredToolSpanOutcome(digester, 'read', {}, '{}', { ...end, result: { text: FILLER } }, deferral),
-    ).toBeUndefined();
-    expect(deferredToolSpanOutcome(digester, 'read', {}, '{}', end, Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(deferRead(stamped)?.keep()).toBe(false);
+    expect(deferRead({ ...end, result: 'small result' })).toBeUndefined();
+    expect(deferRead({ ...end, isError: true })).toBeUndefined();
+    expect(deferRead({ ...end, resultHash: 'h' })).toBeUndefined();
+    expect(deferRead({ ...end, result: { text: FILLER } })).toBeUndefined();
+    expect(deferRead(end, Number.POSITIVE_INFINITY)).toBeUndefined();
   });
 
   it('answers every span exactly as hashing each result at its end does (property)', async () => {

@@ -37,21 +37,21 @@ function guardWith(options: Partial<SpanGuardOptions<TestSpan>> = {}) {
     ...options,
   });
   const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'run-1' });
-  guard.start(root, root.spanContext(), undefined);
+  guard.start(root, root.spanContext());
   /** One turn: a model call reporting `tokens` (ended), then the same `read` call (started and ended). */
   const turn = (tokens: number) => {
     const chat = span('chat', { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'chat' });
-    guard.start(chat, chat.spanContext(), root);
+    guard.start(chat, chat.spanContext(), { parent: root });
     guard.spend(chat, tokens);
-    guard.close(chat, TRACE, true);
+    guard.close(chat);
     const tool = span('execute_tool read', {
       [sc.ATTR_GEN_AI_TOOL_NAME]: 'read',
       [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{"path":"/a"}',
       [sc.ATTR_GEN_AI_TOOL_CALL_RESULT]: 'same',
     });
-    const started = guard.start(tool, tool.spanContext(), root);
+    const started = guard.start(tool, tool.spanContext(), { parent: root });
     guard.finish(tool);
-    guard.close(tool, TRACE, true);
+    guard.close(tool);
     return { started, tool };
   };
   return { guard, root, turn, released };
@@ -99,7 +99,7 @@ describe('SpanGuard: cost, evidence, shadow, recovery', () => {
     [1, 2].forEach(() => turn(0));
     const warned = turn(0);
     expect(warned.started?.verdict?.check.emit).toBe(true);
-    guard.close(root, TRACE, false);
+    guard.close(root, TRACE);
     expect(released).toEqual([
       {
         reason: 'root-ended',

@@ -55,11 +55,9 @@ const readSpan = (args: unknown = { path: '/a' }) =>
 describe('SpanGuard', () => {
   it('returns undefined for a span that concerns no run, and opens a run for a run root', () => {
     const { guard } = guardWith(W2C3);
-    expect(
-      guard.start(span('GET /', { 'http.method': 'GET' }), { traceId: 't1', spanId: 'x' }, undefined),
-    ).toBeUndefined();
+    expect(guard.start(span('GET /', { 'http.method': 'GET' }), { traceId: 't1', spanId: 'x' })).toBeUndefined();
     const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-1' });
-    expect(guard.start(root, root.spanContext(), undefined)).toMatchObject({
+    expect(guard.start(root, root.spanContext())).toMatchObject({
       scope: { runKey: 'job-1', isRunRoot: true },
       run: undefined,
       armed: undefined,
@@ -70,16 +68,16 @@ describe('SpanGuard', () => {
   it('judges at start, records outcomes at end, and vetoes a blocked call (recorded as a veto, its outcome never)', () => {
     const { guard } = guardWith(W2C3);
     const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-1' });
-    guard.start(root, root.spanContext(), undefined);
+    guard.start(root, root.spanContext());
     const levels: string[] = [];
     for (let i = 0; i < 5; i += 1) {
       const tool = readSpan();
-      const started = guard.start(tool, tool.spanContext(), root)!;
+      const started = guard.start(tool, tool.spanContext(), { parent: root })!;
       levels.push(started.verdict ? `${started.verdict.phase}:${started.verdict.check.verdict.level}` : 'none');
       tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
       const finished = guard.finish(tool)!;
       expect(finished).toMatchObject({ scope: { runKey: 'job-1' }, call: started.call, matchedAtEnd: false });
-      guard.close(tool, 't1', true);
+      guard.close(tool);
     }
     expect(levels).toEqual(['none', 'none', 'start:warning', 'start:critical', 'start:critical']);
     // Blocked calls are recorded as loop vetoes (no hash); their own outcomes never: 3 + 2 records.
@@ -89,7 +87,7 @@ describe('SpanGuard', () => {
       ['tool-loop-veto', undefined],
       ['tool-loop-veto', undefined],
     ]);
-    expect(guard.close(root, 't1', false)).toBe('job-1');
+    expect(guard.close(root, 't1')).toBe('job-1');
     expect(guard.liveRuns).toBe(0);
   });
 
@@ -98,7 +96,7 @@ describe('SpanGuard', () => {
     const verdicts: Array<string | undefined> = [];
     for (let i = 0; i < 4; i += 1) {
       const tool = span('execute_tool read', { [sc.ATTR_GEN_AI_TOOL_NAME]: 'read' });
-      expect(guard.start(tool, tool.spanContext(), undefined)?.verdict).toBeUndefined();
+      expect(guard.start(tool, tool.spanContext())?.verdict).toBeUndefined();
       tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = '{"path":"/late"}';
       tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
       const finished = finishTool(guard, tool)!;
@@ -111,15 +109,15 @@ describe('SpanGuard', () => {
   it('arms the post-compaction guard on compaction.retry (with its message) and aborts on the window', () => {
     const { guard } = guardWith(resolveLoopDetectionConfig({}));
     const root = span('invoke_agent', { [sc.ATTR_TOOL_LOOP_RUN_ID]: 'job-2' });
-    guard.start(root, root.spanContext(), undefined);
+    guard.start(root, root.spanContext());
     const marker = span('compaction.retry', { [sc.ATTR_COMPACTION_RETRY]: true });
-    expect(guard.start(marker, marker.spanContext(), root)?.armed).toEqual({
+    expect(guard.start(marker, marker.spanContext(), { parent: root })?.armed).toEqual({
       windowSize: 3,
       message: 'post-compaction guard armed for 3 attempts',
     });
     const aborts = [1, 2, 3].map(() => {
       const tool = readSpan();
-      guard.start(tool, tool.spanContext(), root);
+      guard.start(tool, tool.spanContext(), { parent: root });
       tool.attributes[sc.ATTR_GEN_AI_TOOL_CALL_RESULT] = 'same';
       return finishTool(guard, tool)?.abort?.count;
     });
@@ -134,7 +132,7 @@ describe('SpanGuard', () => {
         [sc.ATTR_TOOL_LOOP_RUN_ID]: runId,
         [sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: '{}',
       });
-      guard.start(tool, tool.spanContext(), undefined);
+      guard.start(tool, tool.spanContext());
     }
     expect(released).toEqual(['capacity']);
     guard.releaseAll('shutdown');

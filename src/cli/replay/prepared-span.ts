@@ -22,16 +22,23 @@ import { modelCallTokens } from '../../otel/model-usage.js';
  * the span guard from what was hashed once, so one file can be replayed under many settings.
  */
 export class PreparedToolCall implements ToolCallSource<unknown> {
-  constructor(
-    /** The name of the adapter that recognised the span. */
-    readonly adapterName: string,
-    readonly toolName: string,
-    readonly toolCallId: string | undefined,
-    /** True when the call is judged at span start (arguments known at start); else at end. */
-    readonly atStart: boolean,
-    readonly call: ToolCallSignature,
-    readonly hashedOutcome: OutcomeHash,
-  ) {}
+  readonly toolName: string;
+  readonly toolCallId: string | undefined;
+  /** The name of the adapter that recognised the span. */
+  readonly adapterName: string;
+  /** True when the call is judged at span start (arguments known at start); else at end. */
+  readonly atStart: boolean;
+  readonly call: ToolCallSignature;
+  readonly hashedOutcome: OutcomeHash;
+
+  constructor(prepared: Omit<PreparedToolCall, 'callAtStart' | 'callAtEnd' | 'outcome'>) {
+    this.toolName = prepared.toolName;
+    this.toolCallId = prepared.toolCallId;
+    this.adapterName = prepared.adapterName;
+    this.atStart = prepared.atStart;
+    this.call = prepared.call;
+    this.hashedOutcome = prepared.hashedOutcome;
+  }
 
   callAtStart(): ToolCallSignature | undefined {
     return this.atStart ? this.call : undefined;
@@ -80,15 +87,20 @@ export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Dige
   const end = boundedEnd(adapter.readEnd(span), start.toolName);
   const atStart = !matchedAtEnd && knownAtStart(start);
   const described = atStart
-    ? describeToolSpanCall(digester, start.toolName, start.argsHash, start.knownPoll, start.arguments)
+    ? describeToolSpanCall(digester, {
+        toolName: start.toolName,
+        argsHash: start.argsHash,
+        knownPoll: start.knownPoll,
+        arguments: start.arguments,
+      })
     : describeAtEnd(digester, start, end);
-  const tool = new PreparedToolCall(
-    adapter.name,
-    start.toolName,
-    start.toolCallId,
+  const tool = new PreparedToolCall({
+    adapterName: adapter.name,
+    toolName: start.toolName,
+    toolCallId: start.toolCallId,
     atStart,
-    described.call,
-    hashToolSpanOutcome(digester, start.toolName, described.params, end),
-  );
+    call: described.call,
+    hashedOutcome: hashToolSpanOutcome(digester, { toolName: start.toolName, params: described.params }, end),
+  });
   return matchedAtEnd ? { ...base, lateTool: tool } : { ...base, tool };
 }

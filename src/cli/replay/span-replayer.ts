@@ -133,7 +133,7 @@ export class SpanReplayer {
   /** A span starts at `timeMs`; `parent` is its parent span when that is local (same process). */
   start(span: ReplaySpan, parent: ReplaySpan | undefined, timeMs: number): void {
     this.time = timeMs;
-    const started = this.guard.start(span, span, parent);
+    const started = this.guard.start(span, span, { parent });
     if (started) this.observer?.started(span, started);
     if (!started?.run || !this.keepRuns) return;
     const { replay } = this.replayOf(started.run, started.scope, span.source);
@@ -154,7 +154,7 @@ export class SpanReplayer {
       this.observer?.finished(span, finished);
       if (this.keepRuns) this.report(span, finished);
     } else if (span.prepared.modelTokens !== undefined) this.guard.spend(span, span.prepared.modelTokens);
-    this.guard.close(span, span.traceId, span.parentSpanId !== undefined);
+    this.guard.close(span, span.parentSpanId === undefined ? span.traceId : undefined);
   }
 
   /** Counts what the guard decided as a tool span ended, in its run's report. */

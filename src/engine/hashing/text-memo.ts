@@ -1,6 +1,6 @@
 /** One remembered text: what it was hashed under and what it hashed to. */
 interface MemoEntry<V> {
-  readonly scope: string;
+  readonly namespace: string;
   readonly text: string;
   readonly context: string | undefined;
   readonly value: V;
@@ -44,8 +44,9 @@ const SAMPLES = 8;
  * more slowly than `JSON.parse` does. A text's key is its length and a few characters
  * sampled across it; the newest entries of that key are then compared, and comparing strings
  * stops at their first difference (or runs as a block comparison when they are equal). An entry
- * matches only when its scope (a tool name), text and context (the raw arguments a result came
- * with) are all equal, so a value found is the value hashing would compute again.
+ * matches only when its namespace (for the span reader, a tool name), text and context (the raw
+ * arguments a result came with) are all equal, so a value found is the value hashing would
+ * compute again.
  */
 export class TextMemo<V> {
   /** The newest entry of each bucket, by the bucket's low bits (an array: cheaper than a `Map` here). */
@@ -70,13 +71,13 @@ export class TextMemo<V> {
     return text.length >= this.limits.fromChars && text.length <= this.limits.chars;
   }
 
-  /** The value remembered for `text` under `scope` and `context`, if it is still kept. */
-  get(scope: string, text: string, context?: string): V | undefined {
+  /** The value remembered for `text` under `namespace` and `context`, if it is still kept. */
+  get(namespace: string, text: string, context?: string): V | undefined {
     if (text.length < this.limits.fromChars) return undefined;
     const key = keyOf(text);
     let compared = 0;
     for (let entry = this.buckets[key & this.mask]; entry !== undefined; entry = entry.older) {
-      if (entry.key !== key || entry.scope !== scope || entry.context !== context) continue;
+      if (entry.key !== key || entry.namespace !== namespace || entry.context !== context) continue;
       if (entry.text === text) return entry.value;
       compared += 1;
       if (compared === COMPARED_PER_BUCKET) break;
@@ -84,8 +85,8 @@ export class TextMemo<V> {
     return undefined;
   }
 
-  /** Remembers `value` for `text` under `scope` and `context`, forgetting the oldest entries beyond the limits. */
-  set(scope: string, text: string, context: string | undefined, value: V): void {
+  /** Remembers `value` for `text` under `namespace` and `context`, forgetting the oldest entries beyond the limits. */
+  set(namespace: string, text: string, context: string | undefined, value: V): void {
     const chars = charsOf(text, context);
     if (chars > this.limits.chars || text.length < this.limits.fromChars) return;
     const slot = this.next;
@@ -96,7 +97,7 @@ export class TextMemo<V> {
     const key = keyOf(text);
     const bucket = key & this.mask;
     const newest = this.buckets[bucket];
-    const entry: MemoEntry<V> = { scope, text, context, value, key, slot, older: newest, newer: undefined };
+    const entry: MemoEntry<V> = { namespace, text, context, value, key, slot, older: newest, newer: undefined };
     if (newest !== undefined) newest.newer = entry;
     this.buckets[bucket] = entry;
     this.ring[slot] = entry;

@@ -5,7 +5,7 @@ import { TextMemo } from '../../../src/engine/hashing/text-memo.js';
 const text = (label: string, length = 64) => `${label}:`.padEnd(length, '.');
 
 describe('TextMemo', () => {
-  it('finds a value only under the same scope, text and context', () => {
+  it('finds a value only under the same namespace, text and context', () => {
     const memo = new TextMemo<string>({ entries: 8, chars: 10_000, fromChars: 1 });
     const args = text('args');
     memo.set('read', text('a'), args, 'A');
@@ -70,7 +70,7 @@ describe('TextMemo', () => {
     ];
     const op = fc.record({
       set: fc.boolean(),
-      scope: fc.constantFrom('a', 'b'),
+      namespace: fc.constantFrom('a', 'b'),
       text: fc.nat(pool.length - 1),
       context: fc.constantFrom(undefined, 'c1', 'c2'),
     });
@@ -79,14 +79,14 @@ describe('TextMemo', () => {
         const memo = new TextMemo<number>({ entries, chars: 100_000, fromChars: 1 });
         const model: { key: string; value: number }[] = [];
         ops.forEach((o, value) => {
-          const key = `${o.scope}|${o.context ?? '-'}|${o.text}`;
+          const key = `${o.namespace}|${o.context ?? '-'}|${o.text}`;
           if (o.set) {
-            memo.set(o.scope, pool[o.text], o.context, value);
+            memo.set(o.namespace, pool[o.text], o.context, value);
             model.push({ key, value });
             if (model.length > entries) model.shift();
             return;
           }
-          const found = memo.get(o.scope, pool[o.text], o.context);
+          const found = memo.get(o.namespace, pool[o.text], o.context);
           const newest = model.filter((m) => m.key === key).pop();
           // A value found is always the newest one set for that key; near-copies beyond the
           // per-key comparisons may be missed, which only costs a hash.
