@@ -86,9 +86,7 @@ export function prepareSpan(adapters: readonly ToolSpanAdapter[], digester: Dige
   }
   const end = boundedEnd(adapter.readEnd(span), start.toolName);
   const atStart = !matchedAtEnd && knownAtStart(start);
-  const described = atStart
-    ? describeToolSpanCall(digester, start)
-    : describeAtEnd(digester, start, end);
+  const described = atStart ? describeToolSpanCall(digester, start) : describeAtEnd(digester, start, end);
   const tool = new PreparedToolCall({
     adapterName: adapter.name,
     toolName: start.toolName,
