@@ -19,18 +19,8 @@ import {
   startRunSpan,
   type OtelHarness,
 } from '../helpers/otel-harness.js';
+import { SMALL } from './harness.js';
 
-const SMALL = {
-  tools: {
-    loopDetection: {
-      enabled: true,
-      warningThreshold: 2,
-      criticalThreshold: 3,
-      globalCircuitBreakerThreshold: 5,
-      historySize: 10,
-    },
-  },
-};
 const MB10 = 10 * 1024 * 1024;
 
 let harness: OtelHarness | undefined;
